@@ -1,0 +1,82 @@
+"""Every exception fedrag raises on purpose, in one place.
+
+Hierarchy::
+
+    FedragError
+    ├── SpecError            a federation spec, a node path or a CLI argument is wrong
+    ├── WireError            a message could not be used; carries the ``type`` sent on the wire
+    │   ├── DecodeError      the bytes are not a valid msgpack body (or exceed the size bound)
+    │   └── ValidationError  the body decodes but does not fit its pydantic model
+    ├── ModelMismatchError   a query was embedded with another model than the leaf's index
+    ├── BrokerError          the nats-server binary could not be found, started or reached
+    ├── StoreError           a leaf's data file, saved documents or index are unreadable
+    ├── DeniedError          a policy refused the caller at this node
+    └── ExpiredError         the request arrived after its budget had run out
+
+A node that catches a :class:`WireError` (or any error while serving a request) answers with a
+structured error reply (:class:`bus.messages.ErrorInfo`), never with a crash and never with
+silence.
+"""
+
+from __future__ import annotations
+
+
+class FedragError(Exception):
+    """Base class of every fedrag error."""
+
+    #: The ``type`` reported on the wire when this error is turned into an error reply.
+    wire_type = "internal"
+
+
+class SpecError(FedragError):
+    """A federation spec, a node path or a command-line argument is invalid."""
+
+    wire_type = "spec"
+
+
+class WireError(FedragError):
+    """A message received from the bus could not be used."""
+
+    wire_type = "wire"
+
+
+class DecodeError(WireError):
+    """The bytes are not a well-formed msgpack map, or they exceed the size bound."""
+
+    wire_type = "decode"
+
+
+class ValidationError(WireError):
+    """The body decoded but does not match its message model."""
+
+    wire_type = "validation"
+
+
+class ModelMismatchError(FedragError):
+    """A query's embedding-model fingerprint differs from the one the leaf's index was built with."""
+
+    wire_type = "model_mismatch"
+
+
+class BrokerError(FedragError):
+    """The nats-server binary could not be found, started, or reached."""
+
+    wire_type = "broker"
+
+
+class StoreError(FedragError):
+    """A leaf's stored documents or saved index cannot be read."""
+
+    wire_type = "store"
+
+
+class DeniedError(FedragError):
+    """A policy refused the caller at this node."""
+
+    wire_type = "denied"
+
+
+class ExpiredError(FedragError):
+    """The request arrived after its budget had run out."""
+
+    wire_type = "expired"

@@ -1,0 +1,184 @@
+"""The message models every hop exchanges, validated by pydantic on both ends.
+
+Bodies travel as msgpack (see :mod:`bus.codec`); what every hop needs without decoding the body
+travels in NATS headers (:mod:`bus.headers`). The shapes follow ``DESIGN.md``:
+
+* :class:`Query` goes down the tree, from the gateway to routers and leaves.
+* :class:`SearchResult` comes back up: scored :class:`Hit` objects plus the per-node report
+  (:class:`Coverage` and one :class:`NodeReport` per node, modelled on Elasticsearch
+  cross-cluster search and Vespa coverage).
+* :class:`ErrorInfo` is the body of every error reply.
+* :class:`AskRequest` is what a client sends to the gateway on ``fed.ask``; the gateway streams
+  back :class:`OrgResult` events as organizations answer, then one :class:`Answer`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Every status a node can have in a report.
+Status = Literal["successful", "partial", "timed_out", "unavailable", "denied", "failed", "expired"]
+#: The statuses counted in :class:`Coverage` (``partial`` is not: a partial subtree adds its parts).
+COUNTED_STATUSES = ("successful", "timed_out", "unavailable", "denied", "failed", "expired")
+
+MAX_QUESTION_CHARS = 8_000
+MAX_DIM = 4_096
+MAX_K = 1_000
+MAX_FETCH_K = 10_000
+
+Scalar = Union[str, int, float, bool, None]
+
+
+class _Model(BaseModel):
+    # Unknown fields are ignored so that a newer node can add fields without breaking older ones;
+    # missing or ill-typed required fields are still rejected.
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
+
+class ErrorInfo(_Model):
+    """Why something failed: ``type`` is machine-readable, ``reason`` is for people."""
+
+    type: str = Field(max_length=64)
+    reason: str = Field(max_length=4_000)
+
+
+class Filters(_Model):
+    """Restrictions a leaf applies after its index search and before keeping ``k``.
+
+    Attributes:
+        patients: if not empty, only passages about one of these patients (case-insensitive).
+    """
+
+    patients: list[str] = Field(default_factory=list, max_length=32)
+
+
+class Query(_Model):
+    """A retrieval request travelling down the tree.
+
+    The question is embedded once, at the gateway; ``embedding`` holds the float32 vector as
+    little-endian bytes and ``model`` the fingerprint of the model that made it, so a leaf whose
+    index was built with another model can refuse instead of returning incomparable scores.
+    """
+
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    embedding: bytes = Field(max_length=MAX_DIM * 4)
+    model: str = Field(min_length=1, max_length=200)
+    k: int = Field(10, ge=1, le=MAX_K)
+    fetch_k: int = Field(50, ge=1, le=MAX_FETCH_K)
+    filters: Filters = Field(default_factory=Filters)
+    summarize: Literal["none", "extractive", "llm"] = "none"
+
+    @field_validator("embedding")
+    @classmethod
+    def _whole_floats(cls, value: bytes) -> bytes:
+        if len(value) == 0 or len(value) % 4:
+            raise ValueError("embedding must be a non-empty run of float32 values (length % 4 == 0)")
+        if not np.isfinite(np.frombuffer(value, dtype="<f4")).all():
+            raise ValueError("embedding holds NaN or infinite values")
+        return value
+
+    @classmethod
+    def with_vector(cls, vector: np.ndarray, **fields) -> "Query":
+        """Builds a query from a numpy vector (stored as little-endian float32 bytes)."""
+        return cls(embedding=np.asarray(vector, dtype="<f4").tobytes(), **fields)
+
+    def vector(self) -> np.ndarray:
+        """The embedding as a float32 numpy vector."""
+        return np.frombuffer(self.embedding, dtype="<f4")
+
+
+class Hit(_Model):
+    """One scored passage. ``score`` is the cosine similarity with the question (higher is better)."""
+
+    id: str = Field(max_length=512)
+    org: str
+    path: str
+    score: float
+    text: str
+    patient: str | None = None
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+
+
+class NodeReport(_Model):
+    """What one node did for one query."""
+
+    status: Status
+    took_ms: float = 0.0
+    hits: int = 0
+    error: ErrorInfo | None = None
+
+
+class Coverage(_Model):
+    """How many leaves answered, and how the others failed.
+
+    A child that failed as a whole counts once, in its status, whatever its subtree's size: the
+    caller cannot know how many leaves sit behind a router that never answered.
+    """
+
+    total: int = 0
+    successful: int = 0
+    timed_out: int = 0
+    unavailable: int = 0
+    denied: int = 0
+    failed: int = 0
+    expired: int = 0
+
+    def add(self, other: "Coverage") -> None:
+        """Adds another subtree's counts to these."""
+        for name in ("total", *COUNTED_STATUSES):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def count(self, status: str) -> None:
+        """Counts one unit with ``status`` (a ``partial`` child is counted by its own coverage)."""
+        self.total += 1
+        setattr(self, status, getattr(self, status) + 1)
+
+    @property
+    def fraction(self) -> float:
+        """The share of units that answered successfully (1.0 for an empty federation)."""
+        return self.successful / self.total if self.total else 1.0
+
+
+class SearchResult(_Model):
+    """A node's answer: its best hits and the report of every node below it."""
+
+    hits: list[Hit] = Field(default_factory=list)
+    took_ms: float = 0.0
+    timed_out: bool = False
+    partial: bool = False
+    coverage: Coverage = Field(default_factory=Coverage)
+    nodes: dict[str, NodeReport] = Field(default_factory=dict)
+
+
+class AskRequest(_Model):
+    """A question sent to the gateway on ``fed.ask``; unset numbers take the federation's defaults."""
+
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    k: int | None = Field(None, ge=1, le=MAX_K)
+    fetch_k: int | None = Field(None, ge=1, le=MAX_FETCH_K)
+    deadline_ms: int | None = Field(None, ge=1, le=600_000)
+    allow_partial: bool = True
+    min_coverage: float = Field(0.0, ge=0.0, le=1.0)
+    summarize: Literal["none", "extractive", "llm"] = "none"
+
+
+class OrgResult(_Model):
+    """Streamed by the gateway as soon as one organization's subtree has answered (or failed)."""
+
+    org: str
+    subject: str
+    report: NodeReport
+    result: SearchResult | None = None
+
+
+class Answer(SearchResult):
+    """The gateway's final message: the merged result for the whole federation."""
+
+    question: str
+    answer: str | None = None
+    names: list[str] = Field(default_factory=list)
+    trace: str = ""
+    error: ErrorInfo | None = None

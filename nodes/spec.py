@@ -1,0 +1,127 @@
+"""The federation spec: a TOML file naming the organizations, their units and their data.
+
+Example::
+
+    [federation]
+    name = "demo"
+    deadline_ms = 3000      # default budget of a question
+    k = 10                  # hits returned
+    fetch_k = 50            # candidates each leaf takes from its index before filtering
+    state_dir = "state"     # where leaves keep their passages and indexes (relative to this file)
+
+    [orgs.hospital_a.units.medicine]
+    data = "corpus/hospital_a/medicine.jsonl"
+
+    [orgs.hospital_b.units.cardiology.units.echo]     # units nest to any depth
+    data = "corpus/hospital_b/echo.jsonl"
+
+A node with ``data`` is a leaf; a node with ``units`` is a router over them; a node must have
+exactly one of the two. Relative paths are relative to the spec file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from bus.errors import SpecError
+from bus.subjects import validate_path
+
+
+class NodeSpec(BaseModel):
+    """One node of the tree: a leaf (``data``) or a router (``units``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str | None = None
+    data: Path | None = None
+    units: dict[str, "NodeSpec"] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _leaf_or_router(self) -> "NodeSpec":
+        if (self.data is None) == (not self.units):
+            raise ValueError("a node needs exactly one of 'data' (a leaf) or 'units' (a router)")
+        return self
+
+
+class Settings(BaseModel):
+    """Federation-wide settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "federation"
+    deadline_ms: int = Field(3000, ge=1, le=600_000)
+    k: int = Field(10, ge=1, le=1000)
+    fetch_k: int = Field(50, ge=1, le=10_000)
+    state_dir: Path | None = None
+
+
+class FederationSpec(BaseModel):
+    """A whole federation: its settings and its organizations."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    federation: Settings = Field(default_factory=Settings)
+    orgs: dict[str, NodeSpec] = Field(min_length=1)
+    source: Path | None = Field(None, exclude=True)
+
+    @classmethod
+    def load(cls, path: Path) -> "FederationSpec":
+        """Reads, validates and resolves a spec file.
+
+        Raises:
+            SpecError: the file is missing, not TOML, or does not describe a valid federation;
+                the message names the offending key.
+        """
+        path = Path(path)
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SpecError(f"cannot read federation spec {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SpecError(f"{path} is not valid TOML: {exc}") from None
+        return cls.parse(raw, path)
+
+    @classmethod
+    def parse(cls, raw: dict, path: Path) -> "FederationSpec":
+        """Validates a spec already read into a dict; ``path`` anchors relative paths."""
+        try:
+            spec = cls.model_validate({**raw, "source": path})
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+            raise SpecError(f"invalid federation spec {path}: {problems}") from None
+        base = path.parent.resolve()
+        settings = spec.federation
+        settings.state_dir = base / (settings.state_dir or Path(".fedrag-state") / settings.name)
+        for node_path, node in spec.nodes():
+            validate_path(node_path)
+            if node.data is not None:
+                node.data = base / node.data
+        return spec
+
+    def nodes(self, org: str | None = None) -> Iterator[tuple[str, NodeSpec]]:
+        """Every node as ``(path, spec)``, parents before children (one organization if given)."""
+        def walk(path: str, node: NodeSpec):
+            yield path, node
+            for name, child in node.units.items():
+                yield from walk(f"{path}.{name}", child)
+
+        for name, node in self.orgs.items():
+            if org is None or name == org:
+                yield from walk(name, node)
+
+    def leaves(self, org: str | None = None) -> dict[str, Path]:
+        """Leaf path to data file."""
+        return {path: node.data for path, node in self.nodes(org) if node.data is not None}
+
+    def routers(self, org: str | None = None) -> dict[str, list[str]]:
+        """Router path to its children's paths."""
+        return {path: [f"{path}.{name}" for name in node.units] for path, node in self.nodes(org) if node.units}
+
+    def leaf_folder(self, path: str) -> Path:
+        """Where the leaf at ``path`` keeps its store."""
+        return self.federation.state_dir / "leaves" / path

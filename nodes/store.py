@@ -1,0 +1,203 @@
+"""A leaf's storage: its passages in SQLite and its hnswlib index, saved under the state folder.
+
+Layout of a leaf's folder (``<state_dir>/leaves/<path>/``)::
+
+    passages.sqlite   the passages (label, id, record id, text, patient, metadata)
+    index.hnsw        the saved hnswlib index, labels = passage labels
+    meta.json         the embedding-model fingerprint, the data file's digest and the count
+
+``meta.json`` is written last, after both files are complete, so a build interrupted at any point
+is detected on the next start and redone; a restart with the same data and model reuses the saved
+files instead of embedding again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from bus.errors import StoreError
+from nodes.index import VectorIndex, exact_search
+from nodes.ingest import Passage, chunk, file_digest, load_jsonl
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE passages (
+    label INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    record_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    patient TEXT,
+    patient_key TEXT,
+    metadata TEXT NOT NULL
+);
+CREATE INDEX passages_patient ON passages(patient_key);
+"""
+
+
+def patient_key(name: str | None) -> str | None:
+    """How patient names are compared: case and spacing do not matter."""
+    return " ".join(name.lower().split()) if name else None
+
+
+class LeafStore:
+    """Passages and their index for one leaf. Use :meth:`open` to get one."""
+
+    def __init__(self, folder: Path, index: VectorIndex, fingerprint: str) -> None:
+        self.folder = folder
+        self.index = index
+        self.fingerprint = fingerprint
+        self._db = sqlite3.connect(folder / "passages.sqlite", check_same_thread=False)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, folder: Path, data_path: Path, embedder_factory: Callable, fingerprint: str,
+             progress: Callable[[int, int], None] | None = None) -> tuple["LeafStore", bool]:
+        """Opens the saved store, or builds it from ``data_path`` if missing or stale.
+
+        Args:
+            folder: the leaf's folder under the state directory.
+            data_path: the leaf's JSONL data file.
+            embedder_factory: returns the embedder; called only when a build is needed.
+            fingerprint: the fingerprint of the embedding model the federation uses.
+            progress: called with ``(done, total)`` while embedding.
+
+        Returns:
+            The store, and whether it was (re)built.
+
+        Raises:
+            StoreError: the data file is missing or malformed.
+        """
+        folder.mkdir(parents=True, exist_ok=True)
+        digest = file_digest(data_path) if Path(data_path).is_file() else None
+        if digest is None:
+            raise StoreError(f"data file {data_path} does not exist")
+        meta_path = folder / "meta.json"
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            meta = None
+        if meta and meta.get("fingerprint") == fingerprint and meta.get("source_digest") == digest:
+            try:
+                store = cls.load(folder)
+            except StoreError as exc:
+                log.warning("%s; rebuilding", exc)
+            else:
+                if len(store) == meta.get("count"):
+                    return store, False
+                log.warning("%s: saved index has %d vectors, expected %s; rebuilding", folder, len(store), meta.get("count"))
+                store.close()
+        cls._build(folder, data_path, embedder_factory(), fingerprint, digest, progress)
+        return cls.load(folder), True
+
+    @staticmethod
+    def _build(folder: Path, data_path: Path, embedder, fingerprint: str, digest: str, progress) -> None:
+        if embedder.fingerprint != fingerprint:
+            raise StoreError(f"embedder fingerprint {embedder.fingerprint} differs from the federation's {fingerprint}")
+        (folder / "meta.json").unlink(missing_ok=True)
+        passages = [p for record in load_jsonl(data_path) for p in chunk(record)]
+        vectors = embedder.embed([p.text for p in passages], progress=progress)
+        LeafStore.write(folder, passages, vectors, fingerprint, digest)
+
+    @staticmethod
+    def write(folder: Path, passages: list[Passage], vectors: np.ndarray, fingerprint: str, digest: str) -> None:
+        """Saves ``passages`` and their ``vectors`` as a store in ``folder`` (``meta.json`` last)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        labels = np.arange(len(passages), dtype=np.int64)
+        index = VectorIndex(vectors.shape[1], capacity=len(passages))
+        index.add(vectors, labels)
+        db_tmp = folder / "passages.sqlite.tmp"
+        db_tmp.unlink(missing_ok=True)
+        db = sqlite3.connect(db_tmp)
+        db.executescript(_SCHEMA)
+        db.executemany(
+            "INSERT INTO passages VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(int(label), p.id, p.record_id, p.text, p.patient, patient_key(p.patient),
+              json.dumps(p.metadata, sort_keys=True)) for label, p in zip(labels, passages)],
+        )
+        db.commit()
+        db.close()
+        index.save(folder / "index.hnsw")
+        os.replace(db_tmp, folder / "passages.sqlite")
+        meta = {"fingerprint": fingerprint, "source_digest": digest, "count": len(passages),
+                "dim": int(vectors.shape[1])}
+        tmp = folder / "meta.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=1))
+        os.replace(tmp, folder / "meta.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> "LeafStore":
+        """Opens a store saved by :meth:`write`.
+
+        Raises:
+            StoreError: the folder holds no complete store.
+        """
+        try:
+            meta = json.loads((folder / "meta.json").read_text())
+            return cls(folder, VectorIndex.load(folder / "index.hnsw", meta["dim"]), meta["fingerprint"])
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise StoreError(f"{folder} holds no complete leaf store: {exc}") from None
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def passages(self, labels) -> dict[int, Passage]:
+        """The passages stored under ``labels``."""
+        labels = [int(label) for label in labels]
+        if not labels:
+            return {}
+        marks = ",".join("?" * len(labels))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT label, id, record_id, text, patient, metadata FROM passages WHERE label IN ({marks})", labels
+            ).fetchall()
+        return {row[0]: Passage(row[1], row[2], row[3], row[4], json.loads(row[5])) for row in rows}
+
+    def labels_of_patients(self, names: list[str]) -> list[int]:
+        """The labels of every passage about one of ``names``."""
+        keys = [patient_key(n) for n in names if n.strip()]
+        marks = ",".join("?" * len(keys))
+        with self._lock:
+            rows = self._db.execute(f"SELECT label FROM passages WHERE patient_key IN ({marks})", keys).fetchall()
+        return [row[0] for row in rows]
+
+    def search(self, vector: np.ndarray, k: int, fetch_k: int, patients: list[str] | None = None,
+               visible: Callable[[Passage], bool] = lambda p: True) -> list[tuple[Passage, float]]:
+        """The best ``k`` passages for ``vector`` that pass the filters, best first.
+
+        Without a patient filter the index is asked for ``max(k, fetch_k)`` candidates, the
+        per-passage ``visible`` check removes what the caller may not see, and ``k`` are kept.
+        With a patient filter, that patient's passages are scored exactly: a name narrows the set
+        so much that the index's nearest neighbours could all belong to other patients.
+        """
+        if patients:
+            labels = np.asarray(self.labels_of_patients(patients), dtype=np.int64)
+            if len(labels) == 0:
+                return []
+            positions, scores = exact_search(self.index.vectors(labels), vector, len(labels))
+            labels = labels[positions]
+        else:
+            labels, scores = self.index.search(vector, max(k, fetch_k))
+        found = self.passages(labels)
+        ranked = sorted(((found[int(l)], float(s)) for l, s in zip(labels, scores) if int(l) in found),
+                        key=lambda pair: (-pair[1], pair[0].id))
+        return [(p, s) for p, s in ranked if visible(p)][:k]
+
+    def all_vectors(self) -> tuple[list[Passage], np.ndarray]:
+        """Every passage with its vector, in label order (for the centralized baseline)."""
+        with self._lock:
+            labels = [row[0] for row in self._db.execute("SELECT label FROM passages ORDER BY label")]
+        found = self.passages(labels)
+        return [found[label] for label in labels], self.index.vectors(labels)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,94 @@
+"""Scatter-gather against a real nats-server: every child gets a status, none is waited for too long."""
+
+import asyncio
+import time
+
+import msgpack
+
+from bus import codec
+from bus import headers as h
+from bus.messages import Coverage, ErrorInfo, Hit, SearchResult
+from bus.scatter import scatter_gather
+
+
+def result(score: float) -> bytes:
+    cov = Coverage()
+    cov.count("successful")
+    hit = Hit(id=f"doc-{score}", org="o", path="o.l", score=score, text="t")
+    return codec.encode(SearchResult(hits=[hit], coverage=cov))
+
+
+async def test_each_child_gets_its_status(nc):
+    async def good(msg):
+        assert float(msg.headers[h.BUDGET]) <= 400
+        await msg.respond(result(0.9))
+
+    async def silent(msg):
+        pass  # receives the request, never answers
+
+    async def refuses(msg):
+        await nc.publish(msg.reply, codec.encode(ErrorInfo(type="denied", reason="no")), headers={h.KIND: "error"})
+
+    async def broken(msg):
+        await msg.respond(b"\xc1 not msgpack")
+
+    for subject, cb in [("fed.q.good", good), ("fed.q.silent", silent), ("fed.q.refuses", refuses),
+                        ("fed.q.broken", broken)]:
+        await nc.subscribe(subject, cb=cb)
+    await nc.flush()
+
+    started = time.monotonic()
+    outcomes = await scatter_gather(
+        nc, ["fed.q.good", "fed.q.silent", "fed.q.absent", "fed.q.refuses", "fed.q.broken"],
+        b"request", budget_ms=400)
+    elapsed = (time.monotonic() - started) * 1000
+
+    statuses = {o.subject: o.status for o in outcomes}
+    assert statuses == {"fed.q.good": "successful", "fed.q.silent": "timed_out", "fed.q.absent": "unavailable",
+                        "fed.q.refuses": "denied", "fed.q.broken": "failed"}
+    assert 380 <= elapsed < 400 + 150, "returns at the deadline, not before and not long after"
+    by_subject = {o.subject: o for o in outcomes}
+    assert by_subject["fed.q.absent"].took_ms < 100, "no responders is known at once"
+    assert by_subject["fed.q.silent"].error.type == "deadline"
+    assert by_subject["fed.q.broken"].error.type == "decode"
+    assert by_subject["fed.q.good"].result.hits[0].score == 0.9
+
+
+async def test_outcomes_are_streamed_as_they_land(nc):
+    async def slow(msg):
+        await asyncio.sleep(0.2)
+        await msg.respond(result(0.5))
+
+    async def fast(msg):
+        await msg.respond(result(0.7))
+
+    async def slow_cb(msg):
+        asyncio.ensure_future(slow(msg))  # callbacks of one subscription run one at a time
+
+    await nc.subscribe("fed.q.slow", cb=slow_cb)
+    await nc.subscribe("fed.q.fast", cb=fast)
+    await nc.flush()
+    seen = []
+
+    async def on_outcome(outcome):
+        seen.append((outcome.subject, time.monotonic()))
+
+    started = time.monotonic()
+    outcomes = await scatter_gather(nc, ["fed.q.slow", "fed.q.fast"], b"x", budget_ms=1000, on_outcome=on_outcome)
+    assert [s for s, _ in seen] == ["fed.q.fast", "fed.q.slow"]
+    assert seen[0][1] - started < 0.15
+    assert [o.subject for o in outcomes] == ["fed.q.slow", "fed.q.fast"], "results keep the order asked"
+
+
+async def test_no_budget_means_no_request(nc):
+    received = []
+
+    async def record(msg):
+        received.append(msg)
+
+    await nc.subscribe("fed.q.child", cb=record)
+    await nc.flush()
+    outcomes = await scatter_gather(nc, ["fed.q.child"], msgpack.packb({}), budget_ms=0)
+    await nc.flush()
+    assert outcomes[0].status == "timed_out"
+    assert received == []

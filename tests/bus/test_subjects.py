@@ -1,0 +1,22 @@
+import pytest
+
+from bus.errors import SpecError
+from bus.subjects import ingest_subject, org_of, path_of, query_subject
+
+
+def test_subjects_follow_the_hierarchy():
+    assert query_subject("hospital_a.medicine") == "fed.q.hospital_a.medicine"
+    assert ingest_subject("hospital_a.medicine") == "fed.ingest.hospital_a.medicine"
+    assert path_of("fed.q.hospital_a.medicine") == "hospital_a.medicine"
+    assert org_of("hospital_a.medicine.icu") == "hospital_a"
+
+
+@pytest.mark.parametrize("bad", ["", "a..b", "a.*", "a.>", "Upper", "a b", "x" * 65])
+def test_paths_cannot_carry_wildcards_or_empty_tokens(bad):
+    with pytest.raises(SpecError):
+        query_subject(bad)
+
+
+def test_path_of_rejects_other_subjects():
+    with pytest.raises(SpecError):
+        path_of("fed.ask")

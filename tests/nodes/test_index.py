@@ -1,0 +1,56 @@
+import numpy as np
+
+from nodes.index import VectorIndex, exact_search
+
+
+def unit_rows(n, dim, seed=0):
+    rows = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_recall_at_10_against_exact_search_is_at_least_099():
+    data, queries = unit_rows(5000, 64), unit_rows(100, 64, seed=1)
+    index = VectorIndex(64)
+    index.add(data, np.arange(len(data)))
+    found = 0
+    for q in queries:
+        labels, _ = index.search(q, 10)
+        exact, _ = exact_search(data, q, 10)
+        found += len(set(labels.tolist()) & set(exact.tolist()))
+    assert found / (10 * len(queries)) >= 0.99
+
+
+def test_scores_are_cosine_similarities_best_first():
+    data = unit_rows(50, 16)
+    index = VectorIndex(16)
+    index.add(data, np.arange(50))
+    labels, scores = index.search(data[7], 5)
+    assert labels[0] == 7 and abs(scores[0] - 1.0) < 1e-5
+    assert np.all(np.diff(scores) <= 1e-7)
+    assert np.allclose(scores, data[labels] @ data[7], atol=1e-5)
+
+
+def test_k_is_clamped_to_what_exists():
+    index = VectorIndex(8)
+    assert len(index.search(unit_rows(1, 8)[0], 10)[0]) == 0
+    index.add(unit_rows(3, 8), np.arange(3))
+    labels, scores = index.search(unit_rows(1, 8, seed=3)[0], 10)
+    assert sorted(labels.tolist()) == [0, 1, 2] and len(scores) == 3
+
+
+def test_save_and_load_give_the_same_answers(tmp_path):
+    data = unit_rows(300, 32)
+    index = VectorIndex(32)
+    index.add(data, np.arange(300) + 1000)
+    index.save(tmp_path / "i.hnsw")
+    loaded = VectorIndex.load(tmp_path / "i.hnsw", 32)
+    q = unit_rows(1, 32, seed=9)[0]
+    assert np.array_equal(index.search(q, 10)[0], loaded.search(q, 10)[0])
+    assert len(loaded) == 300
+    assert not (tmp_path / "i.hnsw.tmp").exists()
+
+
+def test_exact_search_breaks_ties_by_position():
+    data = np.array([[1, 0], [1, 0], [0, 1]], dtype=np.float32)
+    positions, _ = exact_search(data, np.array([1, 0], dtype=np.float32), 2)
+    assert positions.tolist() == [0, 1]

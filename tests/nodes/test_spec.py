@@ -1,0 +1,47 @@
+import pytest
+
+from bus.errors import SpecError
+from nodes.spec import FederationSpec
+
+
+def write(tmp_path, text):
+    path = tmp_path / "fed.toml"
+    path.write_text(text)
+    return path
+
+
+def test_nested_units_become_routers_and_leaves(tmp_path):
+    spec = FederationSpec.load(write(tmp_path, """
+[federation]
+name = "t"
+deadline_ms = 500
+[orgs.a.units.b]
+data = "b.jsonl"
+[orgs.a.units.c.units.d]
+data = "sub/d.jsonl"
+[orgs.e]
+data = "e.jsonl"
+"""))
+    assert spec.routers() == {"a": ["a.b", "a.c"], "a.c": ["a.c.d"]}
+    assert spec.leaves() == {"a.b": tmp_path / "b.jsonl", "a.c.d": tmp_path / "sub/d.jsonl", "e": tmp_path / "e.jsonl"}
+    assert spec.federation.state_dir == tmp_path / ".fedrag-state" / "t"
+    assert spec.leaf_folder("a.c.d") == tmp_path / ".fedrag-state/t/leaves/a.c.d"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[orgs.a]\n", "exactly one of 'data'"),
+    ('[orgs.a]\ndata = "x"\n[orgs.a.units.b]\ndata = "y"\n', "exactly one of 'data'"),
+    ('[orgs."Bad Name"]\ndata = "x"\n', "invalid node path"),
+    ('[federation]\ndeadline_ms = -1\n[orgs.a]\ndata = "x"\n', "deadline_ms"),
+    ('[orgs.a]\ndata = "x"\ntypo = 1\n', "typo"),
+    ("[federation]\n", "orgs"),
+    ("not = [toml", "not valid TOML"),
+])
+def test_bad_specs_name_the_problem(tmp_path, text, message):
+    with pytest.raises(SpecError, match=message):
+        FederationSpec.load(write(tmp_path, text))
+
+
+def test_missing_spec_file(tmp_path):
+    with pytest.raises(SpecError, match="cannot read"):
+        FederationSpec.load(tmp_path / "absent.toml")

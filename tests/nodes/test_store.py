@@ -1,0 +1,85 @@
+import json
+
+import numpy as np
+import pytest
+
+from bus.errors import StoreError
+from nodes.store import LeafStore
+
+RECORDS = [
+    {"id": "n1", "text": "CHIEF COMPLAINT: chest pain.\n\nPLAN: cardiac catheterization.", "patient": "Ana Ruiz"},
+    {"id": "n2", "text": "CHIEF COMPLAINT: knee fracture after a fall.\n\nPLAN: open reduction.", "patient": "Bo Chen"},
+    {"id": "n3", "text": "CHIEF COMPLAINT: chest pressure on exertion.\n\nPLAN: stress test.", "patient": "Bo Chen"},
+]
+
+
+class CountingFactory:
+    def __init__(self, embedder):
+        self.embedder, self.calls = embedder, 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.embedder
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "leaf.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    return path
+
+
+def test_build_then_reuse_without_embedding(tmp_path, data, embedder):
+    factory = CountingFactory(embedder)
+    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
+    assert built and len(store) == 6 and factory.calls == 1
+    store.close()
+    again, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
+    assert not built and len(again) == 6 and factory.calls == 1, "a restart reuses the saved index"
+
+
+def test_changed_data_or_model_rebuilds(tmp_path, data, embedder):
+    factory = CountingFactory(embedder)
+    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
+    with open(data, "a") as fh:
+        fh.write(json.dumps({"id": "n4", "text": "Seizure."}) + "\n")
+    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
+    assert built and len(store) == 7
+    with pytest.raises(StoreError, match="differs"):
+        LeafStore.open(tmp_path / "s", data, factory, "another-model:384:0")
+
+
+def test_corrupt_index_is_rebuilt(tmp_path, data, embedder):
+    factory = CountingFactory(embedder)
+    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
+    (tmp_path / "s" / "index.hnsw").write_bytes(b"\x00garbage")
+    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
+    assert built and len(store) == 6
+
+
+def test_interrupted_build_is_redone(tmp_path, data, embedder):
+    factory = CountingFactory(embedder)
+    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
+    (tmp_path / "s" / "meta.json").unlink()  # as if the process died before the last write
+    assert LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[1]
+
+
+def test_missing_data_file_is_a_clear_error(tmp_path, embedder):
+    with pytest.raises(StoreError, match="does not exist"):
+        LeafStore.open(tmp_path / "s", tmp_path / "nope.jsonl", lambda: embedder, embedder.fingerprint)
+
+
+def test_search_ranks_filters_and_clamps(tmp_path, data, embedder):
+    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    q = embedder.embed_one("chest pain")
+    top = store.search(q, k=2, fetch_k=10)
+    assert [p.record_id for p, _ in top][0] == "n1"
+    assert top[0][1] >= top[1][1]
+    assert len(store.search(q, k=100, fetch_k=100)) == 6, "k is clamped to what exists"
+    only_bo = store.search(q, k=10, fetch_k=10, patients=["bo  CHEN"])
+    assert {p.patient for p, _ in only_bo} == {"Bo Chen"} and len(only_bo) == 4
+    assert store.search(q, k=10, fetch_k=10, patients=["Nobody Here"]) == []
+    hidden = store.search(q, k=10, fetch_k=10, visible=lambda p: p.record_id != "n1")
+    assert "n1" not in {p.record_id for p, _ in hidden}
+    exact = sorted((float(v @ q) for v in store.all_vectors()[1]), reverse=True)[:2]
+    assert np.allclose([s for _, s in top], exact, atol=1e-5)

@@ -1,0 +1,1 @@
+"""The Textual terminal client (not built yet: ``fedrag ask`` is the client for now)."""
