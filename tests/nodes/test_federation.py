@@ -1,0 +1,202 @@
+"""The demo federation end to end over a real nats-server: results, guarantees and failures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import msgpack
+import numpy as np
+import pytest
+
+from bus import codec
+from bus import headers as h
+from bus.messages import AskRequest, ErrorInfo, Query, SearchResult
+from bus.subjects import query_subject
+from nodes.baseline import CentralIndex, intersection
+from nodes.client import AskError, ask, discover
+from nodes.federation import Federation
+from nodes.spec import FederationSpec
+
+ORGS = {"hospital_a", "hospital_b", "hospital_c"}
+
+
+async def test_a_question_reaches_all_three_hospitals(demo_federation, nc):
+    events = []
+    answer = await ask(nc, AskRequest(question="Which patients have heavy alcohol use with liver disease?", k=30),
+                       on_event=events.append)
+    assert sorted(e.org for e in events) == sorted(ORGS)
+    assert all(e.report.status == "successful" and e.report.hits > 0 for e in events)
+    assert {hit.org for hit in answer.hits} == ORGS
+    assert answer.coverage.total == answer.coverage.successful == 10
+    assert not answer.partial and not answer.timed_out
+    assert len(answer.hits) == 30
+    assert [hit.score for hit in answer.hits] == sorted((hit.score for hit in answer.hits), reverse=True)
+    assert "fed.q.hospital_b.cardiology" in answer.nodes and answer.nodes["fed.ask"].status == "successful"
+
+
+async def test_planted_trend_is_retrieved(demo_federation, nc, demo_dir):
+    trends = json.loads((demo_dir / "corpus" / "trends.json").read_text())
+    trend = trends["alcohol_liver"]
+    answer = await ask(nc, AskRequest(question=trend["question"], k=10))
+    found = {hit.metadata["record_id"] for hit in answer.hits}
+    assert len(found & set(trend["record_ids"])) >= 5, "most of the top 10 come from the planted notes"
+
+
+async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec, demo_dir, embedder, tmp_path):
+    questions = json.loads((demo_dir / "corpus" / "questions.json").read_text())
+    assert len(questions) >= 20
+    central = CentralIndex.from_spec(demo_spec, tmp_path / "central")
+    for question in questions:
+        answer = await ask(nc, AskRequest(question=question, k=10))
+        expected = central.search(embedder.embed_one(question), 10, 50, answer.names)
+        assert intersection(answer.hits, expected) == 1.0, question
+        # hnswlib re-normalizes stored vectors, so scores may differ in the last float bits
+        assert np.allclose([hit.score for hit in answer.hits], [s for _, s in expected], atol=1e-5)
+
+
+async def test_depth_three_tree_equals_centralized(nats_server, demo_dir, embedder, tmp_path):
+    corpus = demo_dir / "corpus"
+    spec_path = tmp_path / "deep.toml"
+    spec_path.write_text(f"""
+[federation]
+name = "deep"
+state_dir = "{demo_dir / 'state'}"
+[orgs.hospital_a.units.admissions]
+data = "{corpus}/hospital_a/admissions.jsonl"
+[orgs.hospital_a.units.clinical.units.medicine]
+data = "{corpus}/hospital_a/medicine.jsonl"
+[orgs.hospital_a.units.clinical.units.surgery]
+data = "{corpus}/hospital_a/surgery.jsonl"
+[orgs.hospital_a.units.clinical.units.specialty.units.orthopaedics]
+data = "{corpus}/hospital_a/orthopaedics.jsonl"
+[orgs.hospital_a.units.clinical.units.specialty.units.psychiatry]
+data = "{corpus}/hospital_a/psychiatry.jsonl"
+[orgs.hospital_b.units.cardiology]
+data = "{corpus}/hospital_b/cardiology.jsonl"
+""")
+    spec = FederationSpec.load(spec_path)
+    assert max(path.count(".") for path in spec.leaves()) == 3
+    # Reuse the session's embedded stores: same data, same model, so no re-embedding.
+    for path in spec.leaves():
+        unit = path.split(".")[0] + "." + path.split(".")[-1]
+        target = spec.leaf_folder(path)
+        if not target.exists():
+            target.symlink_to(demo_dir / "state" / "leaves" / unit)
+    federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        from bus.connection import connect
+
+        client = await connect(nats_server.url, "t")
+        central = CentralIndex.from_spec(spec, tmp_path / "central")
+        questions = json.loads((corpus / "questions.json").read_text())[:20]
+        for question in questions:
+            answer = await ask(client, AskRequest(question=question, k=10))
+            assert "fed.q.hospital_a.clinical.specialty.psychiatry" in answer.nodes
+            expected = central.search(embedder.embed_one(question), 10, 50, answer.names)
+            assert intersection(answer.hits, expected) == 1.0, question
+        await client.drain()
+    finally:
+        await federation.stop()
+
+
+async def test_a_leaf_that_never_answers_times_out_by_the_deadline(demo_federation, nc):
+    leaf = next(n for n in demo_federation._nodes["hospital_c"] if n.path == "hospital_c.neurology")
+    await leaf.stop()
+    swallowed = []
+
+    async def black_hole(msg):
+        swallowed.append(msg)  # a live subscriber that never replies
+
+    await nc.subscribe(query_subject("hospital_c.neurology"), queue="q", cb=black_hole)
+    await nc.flush()
+    deadline_ms = 600
+    started = time.monotonic()
+    answer = await ask(nc, AskRequest(question="Which patients had a seizure?", deadline_ms=deadline_ms))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    assert swallowed, "the request did reach the silent leaf"
+    assert elapsed_ms < deadline_ms + 150, f"answered {elapsed_ms:.0f} ms after a {deadline_ms} ms deadline"
+    assert answer.partial and answer.timed_out
+    report = answer.nodes["fed.q.hospital_c.neurology"]
+    assert report.status == "timed_out" and report.error.type == "deadline"
+    assert answer.nodes["fed.q.hospital_c"].status == "partial"
+    assert answer.coverage.timed_out == 1 and answer.coverage.successful == 9
+    assert answer.hits and "hospital_c.neurology" not in {hit.path for hit in answer.hits}
+
+
+async def test_a_stopped_organization_is_unavailable_at_once(demo_federation, nc):
+    await demo_federation.stop_org("hospital_b")
+    started = time.monotonic()
+    answer = await ask(nc, AskRequest(question="atrial fibrillation", deadline_ms=5000))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    assert elapsed_ms < 1500, "no responders is known at once, not after the 5 s deadline"
+    assert answer.nodes["fed.q.hospital_b"].status == "unavailable"
+    assert answer.coverage.unavailable == 1 and answer.partial and not answer.timed_out
+    assert "hospital_b" not in {hit.org for hit in answer.hits}
+    strict = await ask(nc, AskRequest(question="atrial fibrillation", allow_partial=False))
+    assert strict.error.type == "coverage" and strict.hits == []
+    enough = await ask(nc, AskRequest(question="atrial fibrillation", min_coverage=0.5))
+    assert enough.error is None and enough.hits
+    await demo_federation.start_org("hospital_b")
+    back = await ask(nc, AskRequest(question="atrial fibrillation"))
+    assert not back.partial and back.coverage.successful == 10
+
+
+def _all_subjects(spec):
+    return [query_subject(path) for path, _ in spec.nodes()]
+
+
+@pytest.mark.parametrize("body", [b"\xc1garbage", msgpack.packb({"foo": 1}), msgpack.packb([1, 2, 3]), b""])
+async def test_bad_messages_get_error_replies_and_nodes_keep_serving(demo_federation, nc, demo_spec, body):
+    for subject in _all_subjects(demo_spec) + ["fed.ask"]:
+        reply = await nc.request(subject, body, timeout=2)
+        assert reply.headers[h.KIND] == "error", subject
+        error = codec.decode(reply.data, ErrorInfo)
+        assert error.type in {"decode", "validation"}, (subject, error)
+    answer = await ask(nc, AskRequest(question="chest pain"))
+    assert answer.coverage.successful == 10
+
+
+async def test_wrong_model_and_expired_budget_are_refused(demo_federation, nc, embedder):
+    vector = embedder.embed_one("chest pain")
+    other = Query.with_vector(vector, question="chest pain", model="some-other-model:384:0")
+    reply = await nc.request(query_subject("hospital_b.cardiology"), codec.encode(other), timeout=2)
+    assert codec.decode(reply.data, ErrorInfo).type == "model_mismatch"
+    via_router = await nc.request(query_subject("hospital_b"), codec.encode(other), timeout=2)
+    result = codec.decode(via_router.data, SearchResult)
+    assert result.partial and result.coverage.failed == 3
+    assert result.nodes["fed.q.hospital_b.cardiology"].error.type == "model_mismatch"
+
+    good = Query.with_vector(vector, question="chest pain", model=embedder.fingerprint)
+    reply = await nc.request(query_subject("hospital_b"), codec.encode(good), timeout=2, headers={h.BUDGET: "0"})
+    assert codec.decode(reply.data, ErrorInfo).type == "expired"
+    short = Query.with_vector(np.ones(10, dtype=np.float32), question="x", model=embedder.fingerprint)
+    reply = await nc.request(query_subject("hospital_b.cardiology"), codec.encode(short), timeout=2)
+    assert codec.decode(reply.data, ErrorInfo).type == "model_mismatch"
+
+
+async def test_ask_validation_error_reaches_the_caller(demo_federation, nc):
+    with pytest.raises(AskError, match="validation"):
+        await ask(nc, AskRequest.model_construct(question="", k=None, fetch_k=None, deadline_ms=None,
+                                                 allow_partial=True, min_coverage=0.0, summarize="none"))
+
+
+async def test_status_lists_every_node_with_counters(demo_federation, nc, demo_spec):
+    await ask(nc, AskRequest(question="knee fracture"))
+    nodes = await discover(nc)
+    paths = {n["path"] for n in nodes}
+    assert paths == {path for path, _ in demo_spec.nodes()} | {""}
+    leaf = next(n for n in nodes if n["path"] == "hospital_a.orthopaedics")
+    assert leaf["role"] == "leaf" and leaf["requests"] >= 1 and leaf["data"]["queries"] >= 1
+    assert int(leaf["metadata"]["passages"]) > 0
+    gateway = next(n for n in nodes if n["role"] == "gateway")
+    assert gateway["subject"] == "fed.ask" and gateway["data"]["questions"] >= 1
+
+
+async def test_concurrent_questions_are_served_concurrently(demo_federation, nc):
+    questions = ["seizure", "stroke", "pneumonia", "hip fracture", "depression", "heart failure"]
+    answers = await asyncio.gather(*(ask(nc, AskRequest(question=q, k=5)) for q in questions))
+    assert all(a.coverage.successful == 10 and len(a.hits) == 5 for a in answers)
+    assert len({a.trace for a in answers}) == len(questions)
