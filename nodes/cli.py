@@ -119,7 +119,7 @@ async def cmd_gateway(args) -> int:
 async def cmd_ask(args) -> int:
     request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
                          allow_partial=not args.no_partial, min_coverage=args.min_coverage)
-    nc = await connect(args.nats, "fedrag-cli")
+    nc = await connect(args.nats, "fedrag-cli", timeout=3.0)
     try:
         return await _print_answer(nc, request, args.json)
     finally:
@@ -127,7 +127,7 @@ async def cmd_ask(args) -> int:
 
 
 async def cmd_status(args) -> int:
-    nc = await connect(args.nats, "fedrag-cli")
+    nc = await connect(args.nats, "fedrag-cli", timeout=3.0)
     try:
         nodes = await discover(nc, timeout=args.wait_ms / 1000.0)
     finally:

@@ -66,6 +66,9 @@ class Embedder:
         self.batch_size = batch_size
         self.fingerprint = fingerprint(self.path)
         self._torch = torch
+        threads = int(os.environ.get("FEDRAG_TORCH_THREADS", "0") or 0)
+        if threads > 0:  # set by the federation launcher so that sibling processes share the cores
+            torch.set_num_threads(threads)
         self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
         self._model = AutoModel.from_pretrained(str(self.path), local_files_only=True).eval()
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once

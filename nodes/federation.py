@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from nats.aio.client import Client
 
@@ -158,8 +157,11 @@ class Federation:
         args = [sys.executable, "-m", "nodes.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
         if not self.verbose:
             args.append("--quiet")
+        # Organizations embed at the same time on first start: give each its share of the cores.
+        threads = max(1, (os.cpu_count() or 1) // len(self.spec.orgs))
+        env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads))}
         proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=None,
-                                                    stdin=asyncio.subprocess.DEVNULL, env={**os.environ})
+                                                    stdin=asyncio.subprocess.DEVNULL, env=env)
         self._procs[org] = proc
         try:
             await asyncio.wait_for(self._await_ready(org, proc), timeout)

@@ -1,0 +1,157 @@
+"""Retrieval benchmark: leaf search speed and recall, federation against a centralized baseline.
+
+Prints, in one run and on one machine:
+
+* leaf search: p50 latency of an hnswlib query at every demo leaf, and recall@10 against exact
+  search over the same vectors;
+* end to end: p50/p99 of a question through the demo federation (broker, gateway, three
+  organizations in their own processes, ten leaves) and through a centralized baseline (the same
+  broker path with one leaf holding every passage), and the ratio of the two.
+
+Usage::
+
+    python scripts/bench.py [--state-dir .fedrag/demo] [--repeat 5] [--json]
+
+The demo corpus and leaf stores are reused from ``--state-dir`` (built on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bus.connection import connect
+from bus.messages import AskRequest
+from bus.server import NatsServer
+from nodes import embedder as emb
+from nodes.baseline import key
+from nodes.client import ask
+from nodes.demo.federation import prepare
+from nodes.federation import Federation, progress_printer
+from nodes.index import exact_search
+from nodes.ingest import chunk, file_digest, load_jsonl
+from nodes.spec import FederationSpec
+from nodes.store import LeafStore
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def leaf_search(spec: FederationSpec, vectors: np.ndarray, k: int = 10) -> dict:
+    """p50 of one index query and recall@k against exact search, over every leaf and question."""
+    times, found, wanted = [], 0, 0
+    for path in spec.leaves():
+        store = LeafStore.load(spec.leaf_folder(path))
+        _, matrix = store.all_vectors()
+        for vector in vectors:
+            started = time.perf_counter()
+            labels, _ = store.index.search(vector, k)
+            times.append((time.perf_counter() - started) * 1000)
+            exact, _ = exact_search(matrix, vector, k)
+            found += len(set(labels.tolist()) & set(exact.tolist()))
+            wanted += len(exact)
+        store.close()
+    return {"queries": len(times), "p50_ms": percentile(times, 50), "recall_at_10": found / wanted}
+
+
+async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int) -> dict:
+    """p50/p99 of questions asked one after another through a running federation."""
+    with NatsServer() as server:
+        federation = Federation(spec, server.url, processes=True, verbose=False)
+        await federation.start()
+        nc = await connect(server.url, "bench")
+        try:
+            for question in questions[:3]:  # warm up connections and caches
+                await ask(nc, AskRequest(question=question))
+            times, partial = [], 0
+            for _ in range(repeat):
+                for question in questions:
+                    started = time.perf_counter()
+                    answer = await ask(nc, AskRequest(question=question))
+                    times.append((time.perf_counter() - started) * 1000)
+                    partial += int(answer.partial)
+        finally:
+            await nc.drain()
+            await federation.stop()
+    return {"questions": len(times), "p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99),
+            "partial": partial}
+
+
+def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
+    """A one-leaf federation holding every record of ``spec``, with the leaves' own vectors.
+
+    The central leaf's data file holds every leaf's records (ids prefixed with the leaf path), so
+    chunking gives the same passages; its store is written from the vectors the leaves already
+    computed instead of embedding everything a second time.
+    """
+    data = folder / "central.jsonl"
+    vectors: dict[str, np.ndarray] = {}
+    fingerprints = set()
+    with open(data, "w") as fh:
+        for path, leaf_data in spec.leaves().items():
+            for record in load_jsonl(leaf_data):
+                fh.write(json.dumps({**record, "id": key(path, record["id"])}) + "\n")
+            store = LeafStore.load(spec.leaf_folder(path))
+            fingerprints.add(store.fingerprint)
+            passages, matrix = store.all_vectors()
+            vectors.update({key(path, p.id): v for p, v in zip(passages, matrix)})
+            store.close()
+    spec_path = folder / "central.toml"
+    spec_path.write_text(f'[federation]\nname = "central"\nstate_dir = "state"\n'
+                         f'deadline_ms = {spec.federation.deadline_ms}\n[orgs.central]\ndata = "central.jsonl"\n')
+    central = FederationSpec.load(spec_path)
+    passages = [p for record in load_jsonl(data) for p in chunk(record)]
+    LeafStore.write(central.leaf_folder("central"), passages, np.stack([vectors[p.id] for p in passages]),
+                    fingerprints.pop(), file_digest(data))
+    return central
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--state-dir", default=".fedrag/demo")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds over the question set")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    spec = FederationSpec.load(prepare(Path(args.state_dir)))
+    fingerprint = emb.fingerprint()
+    for path, data in spec.leaves().items():
+        LeafStore.open(spec.leaf_folder(path), data, emb.shared, fingerprint, progress_printer(path))[0].close()
+    questions = json.loads((Path(args.state_dir) / "corpus" / "questions.json").read_text())
+    vectors = emb.shared().embed(questions)
+
+    figures = {"leaf_search": leaf_search(spec, vectors)}
+    print(f"leaf search   p50 {figures['leaf_search']['p50_ms']:.3f} ms   "
+          f"recall@10 vs exact {figures['leaf_search']['recall_at_10']:.4f}   "
+          f"({figures['leaf_search']['queries']} queries over {len(spec.leaves())} leaves)", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="fedrag-bench-") as tmp:
+        central = central_spec(spec, Path(tmp))
+        figures["federated"] = asyncio.run(end_to_end(spec, questions, args.repeat))
+        figures["centralized"] = asyncio.run(end_to_end(central, questions, args.repeat))
+    fed, cen = figures["federated"], figures["centralized"]
+    figures["ratio_p50"] = fed["p50_ms"] / cen["p50_ms"]
+    figures["ratio_p99"] = fed["p99_ms"] / cen["p99_ms"]
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        ls = figures["leaf_search"]
+        print(f"{'':24}{'p50 ms':>10}{'p99 ms':>10}")
+        print(f"{'leaf search (hnswlib)':24}{ls['p50_ms']:10.3f}{'':>10}   recall@10 vs exact: {ls['recall_at_10']:.4f}")
+        print(f"{'federated end to end':24}{fed['p50_ms']:10.1f}{fed['p99_ms']:10.1f}   "
+              f"({fed['questions']} questions, 3 orgs, {len(spec.leaves())} leaves, {fed['partial']} partial)")
+        print(f"{'centralized end to end':24}{cen['p50_ms']:10.1f}{cen['p99_ms']:10.1f}   (1 leaf, same broker path)")
+        print(f"{'ratio federated/central':24}{figures['ratio_p50']:10.2f}{figures['ratio_p99']:10.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
