@@ -130,9 +130,6 @@ def main() -> int:
     vectors = emb.shared().embed(questions)
 
     figures = {"leaf_search": leaf_search(spec, vectors)}
-    print(f"leaf search   p50 {figures['leaf_search']['p50_ms']:.3f} ms   "
-          f"recall@10 vs exact {figures['leaf_search']['recall_at_10']:.4f}   "
-          f"({figures['leaf_search']['queries']} queries over {len(spec.leaves())} leaves)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="fedrag-bench-") as tmp:
         central = central_spec(spec, Path(tmp))
         figures["federated"] = asyncio.run(end_to_end(spec, questions, args.repeat))
