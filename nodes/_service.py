@@ -24,6 +24,7 @@ from bus import codec
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import FedragError
+from bus.messages import ErrorInfo
 
 log = logging.getLogger(__name__)
 
@@ -96,15 +97,13 @@ class NodeService:
             log.exception("%s %s: internal error", self.role, self.path)
             await self.reply_error(request, "internal", f"{type(exc).__name__}: {exc}")
             return
-        if reply is not None and request._msg.reply:
+        if reply is not None and _wants_reply(request):
             await request.respond(codec.encode(reply), headers={h.KIND: "result", **h.forwardable(headers)})
 
     async def reply_error(self, request: Request, error_type: str, reason: str) -> None:
         """Answers ``request`` with an error reply and counts it."""
-        from bus.messages import ErrorInfo
-
         self.counters[f"errors.{error_type}"] += 1
-        if not request._msg.reply:
+        if not _wants_reply(request):
             return
         try:
             body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000]))
@@ -116,3 +115,8 @@ class NodeService:
     async def handle(self, request: Request, budget: Budget):
         """Serves one request; returns the reply model, or ``None`` if it already replied."""
         raise NotImplementedError
+
+
+def _wants_reply(request: Request) -> bool:
+    """Whether the request came with a reply subject (a plain publish has none)."""
+    return bool(request._msg.reply)  # nats.micro exposes no public accessor for it

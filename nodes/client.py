@@ -20,6 +20,7 @@ from bus import codec
 from bus import headers as h
 from bus.errors import BrokerError, FedragError
 from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult
+from bus.subjects import ASK
 
 #: How long past its deadline a caller waits for the gateway's final message.
 SLACK_MS = 2_000.0
@@ -55,7 +56,7 @@ async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None
     wait_ms = (request.deadline_ms or DEFAULT_WAIT_MS) + SLACK_MS
     deadline = time.monotonic() + wait_ms / 1000.0
     try:
-        await nc.publish("fed.ask", codec.encode(request), reply=inbox,
+        await nc.publish(ASK, codec.encode(request), reply=inbox,
                          headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
         while True:
             remaining = deadline - time.monotonic()

@@ -73,3 +73,21 @@ def test_errors_are_one_clear_line(tmp_path):
     assert "Traceback" not in unreachable.stderr
     missing = run("up", str(tmp_path / "absent.toml"))
     assert missing.returncode == 2 and "cannot read federation spec" in missing.stderr
+
+
+def test_up_runs_a_spec_with_its_own_broker(demo_dir):
+    proc = subprocess.Popen([*FEDRAG, "up", str(demo_dir / "demo.toml")], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 240
+        while not line.startswith("NATS_URL=") and time.monotonic() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+        assert line.startswith("NATS_URL="), "fedrag up printed no NATS_URL"
+        url = line.strip().split("=", 1)[1]
+        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json")
+        assert asked.returncode == 0, asked.stderr
+        assert json.loads(asked.stdout)["coverage"]["successful"] == 10
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(30) == 0

@@ -200,3 +200,38 @@ async def test_concurrent_questions_are_served_concurrently(demo_federation, nc)
     answers = await asyncio.gather(*(ask(nc, AskRequest(question=q, k=5)) for q in questions))
     assert all(a.coverage.successful == 10 and len(a.hits) == 5 for a in answers)
     assert len({a.trace for a in answers}) == len(questions)
+
+
+async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation, nc, demo_spec):
+    from nodes.leaf import Leaf
+    from nodes.store import LeafStore
+
+    path = "hospital_c.neurology"
+    original = next(n for n in demo_federation._nodes["hospital_c"] if n.path == path)
+    replica = Leaf(path, LeafStore.load(demo_spec.leaf_folder(path)))
+    await replica.start(nc)
+    for _ in range(30):
+        answer = await ask(nc, AskRequest(question="migraine with aura"))
+        assert answer.coverage.successful == 10
+    assert original.counters["queries"] > 0 and replica.counters["queries"] > 0, "the queue group spreads load"
+    await original.stop()
+    answer = await ask(nc, AskRequest(question="migraine with aura"))
+    assert answer.coverage.successful == 10, "the replica serves alone"
+    await replica.stop()
+
+
+async def test_a_crashed_organization_process_is_unavailable(nats_server, demo_spec, embedder, nc):
+    federation = Federation(demo_spec, nats_server.url, processes=True, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        assert (await ask(nc, AskRequest(question="stroke"))).coverage.successful == 10
+        federation._procs["hospital_c"].kill()  # SIGKILL: no goodbye, the broker notices the lost connection
+        await federation._procs["hospital_c"].wait()
+        started = time.monotonic()
+        answer = await ask(nc, AskRequest(question="stroke", deadline_ms=5000))
+        assert (time.monotonic() - started) < 1.5
+        assert answer.nodes["fed.q.hospital_c"].status == "unavailable"
+        assert answer.coverage.successful == 8 and answer.partial
+    finally:
+        await federation.stop()
