@@ -24,6 +24,7 @@ demo: $(STAMP)
 	$(VENV)/bin/fedrag demo
 
 test: $(STAMP)
+	$(PY) -m ruff check --quiet .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

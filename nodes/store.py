@@ -187,7 +187,8 @@ class LeafStore:
         else:
             labels, scores = self.index.search(vector, max(k, fetch_k))
         found = self.passages(labels)
-        ranked = sorted(((found[int(l)], float(s)) for l, s in zip(labels, scores) if int(l) in found),
+        ranked = sorted(((found[int(label)], float(score)) for label, score in zip(labels, scores)
+                         if int(label) in found),
                         key=lambda pair: (-pair[1], pair[0].id))
         return [(p, s) for p, s in ranked if visible(p)][:k]
 

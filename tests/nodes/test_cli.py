@@ -22,7 +22,7 @@ def test_demo_answers_from_all_three_hospitals_reusing_saved_indexes(demo_dir):
     done = run("demo", "--state-dir", str(demo_dir))
     assert done.returncode == 0, done.stderr
     for org in ("hospital_a", "hospital_b", "hospital_c"):
-        line = next(l for l in done.stdout.splitlines() if l.strip().startswith(f"· {org}"))
+        line = next(row for row in done.stdout.splitlines() if row.strip().startswith(f"· {org}"))
         assert "successful" in line and " 0 hits" not in line, line
     assert "[1]" in done.stdout and "coverage 10/10" in done.stdout
     assert done.stderr.count("reused saved index") == 10 and "(built)" not in done.stderr
