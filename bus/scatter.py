@@ -11,6 +11,7 @@ decoded).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import WireError
 from bus.messages import Coverage, ErrorInfo, NodeReport, SearchResult, Status
+
+log = logging.getLogger(__name__)
 
 #: Error types whose reply maps to a status of their own; every other error type is ``failed``.
 _ERROR_STATUS: dict[str, Status] = {"denied": "denied", "expired": "expired"}
@@ -117,10 +120,17 @@ async def scatter_gather(
         return [_timed_out(s, 0.0, budget_ms) for s in subjects]
     send_headers = {**(headers or {}), **Budget.header(budget_ms)}
 
+    async def notify(outcome: ChildOutcome) -> None:
+        if on_outcome is None:
+            return
+        try:
+            await on_outcome(outcome)
+        except Exception:  # a failing listener must not lose the outcome itself
+            log.exception("on_outcome failed for %s", outcome.subject)
+
     async def one(subject: str) -> ChildOutcome:
         outcome = await _ask(nc, subject, payload, send_headers, budget_ms)
-        if on_outcome is not None:
-            await on_outcome(outcome)
+        await notify(outcome)
         return outcome
 
     tasks = {asyncio.ensure_future(one(s)): s for s in subjects}
@@ -132,6 +142,5 @@ async def scatter_gather(
         task.cancel()
         outcome = _timed_out(tasks[task], budget_ms, budget_ms)
         outcomes[tasks[task]] = outcome
-        if on_outcome is not None:
-            await on_outcome(outcome)
+        await notify(outcome)
     return [outcomes[s] for s in subjects]

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from nats.aio.client import Client
 
 from bus.connection import connect
-from bus.errors import FedragError
+from bus.errors import FedragError, StoreError
 from nodes import embedder as emb
 from nodes._service import NodeService
 from nodes.gateway import Gateway
@@ -47,15 +47,26 @@ def progress_printer(path: str) -> Callable[[int, int], None]:
 
 async def start_org(spec: FederationSpec, org: str, nc: Client, *,
                     embedder_factory: Callable = emb.shared, verbose: bool = True) -> list[NodeService]:
-    """Opens (or builds) the organization's leaf stores and starts its leaves and routers on ``nc``."""
+    """Opens (or builds) the organization's leaf stores and starts its leaves and routers on ``nc``.
+
+    A leaf whose data file is missing or malformed is reported on stderr and left out; the rest
+    of the organization serves, and queries report that leaf ``unavailable``.
+    """
     loop = asyncio.get_running_loop()
     fingerprint = emb.fingerprint()
     deadline = spec.federation.deadline_ms
     nodes: list[NodeService] = []
     for path, data in spec.leaves(org).items():
         progress = progress_printer(path) if verbose else None
-        store, built = await loop.run_in_executor(
-            None, LeafStore.open, spec.leaf_folder(path), data, embedder_factory, fingerprint, progress)
+        try:
+            store, built = await loop.run_in_executor(
+                None, LeafStore.open, spec.leaf_folder(path), data, embedder_factory, fingerprint, progress)
+        except StoreError as exc:
+            # One bad data file must not take its organization down: the leaf stays away from the
+            # bus, so every query reports it ``unavailable`` until its data is fixed.
+            print(f"  {path}: NOT SERVING: {exc}", file=sys.stderr, flush=True)
+            log.error("leaf %s not started: %s", path, exc)
+            continue
         if verbose:
             print(f"  {path}: {len(store)} passages ({'built' if built else 'reused saved index'})",
                   file=sys.stderr, flush=True)

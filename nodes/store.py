@@ -102,7 +102,7 @@ class LeafStore:
     def _build(folder: Path, data_path: Path, embedder, fingerprint: str, digest: str, progress) -> None:
         if embedder.fingerprint != fingerprint:
             raise StoreError(f"embedder fingerprint {embedder.fingerprint} differs from the federation's {fingerprint}")
-        (folder / "meta.json").unlink(missing_ok=True)
+        # Read everything before touching the saved store: malformed data leaves it as it was.
         passages = [p for record in load_jsonl(data_path) for p in chunk(record)]
         vectors = embedder.embed([p.text for p in passages], progress=progress)
         LeafStore.write(folder, passages, vectors, fingerprint, digest)
@@ -111,6 +111,7 @@ class LeafStore:
     def write(folder: Path, passages: list[Passage], vectors: np.ndarray, fingerprint: str, digest: str) -> None:
         """Saves ``passages`` and their ``vectors`` as a store in ``folder`` (``meta.json`` last)."""
         folder.mkdir(parents=True, exist_ok=True)
+        (folder / "meta.json").unlink(missing_ok=True)  # the store is incomplete until meta.json is back
         labels = np.arange(len(passages), dtype=np.int64)
         index = VectorIndex(vectors.shape[1], capacity=len(passages))
         index.add(vectors, labels)

@@ -235,3 +235,31 @@ async def test_a_crashed_organization_process_is_unavailable(nats_server, demo_s
         assert answer.coverage.successful == 8 and answer.partial
     finally:
         await federation.stop()
+
+
+async def test_a_corrupt_data_file_leaves_the_rest_serving(nats_server, demo_dir, embedder, nc, tmp_path, capfd):
+    corpus = demo_dir / "corpus"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "ok", "text": "fine"}\n{"id": "x", "text": \n')
+    spec_path = tmp_path / "fed.toml"
+    (tmp_path / "state" / "leaves").mkdir(parents=True)
+    (tmp_path / "state" / "leaves" / "hospital_c.admissions").symlink_to(demo_dir / "state/leaves/hospital_c.admissions")
+    spec_path.write_text(f"""
+[federation]
+state_dir = "state"
+[orgs.hospital_c.units.admissions]
+data = "{corpus}/hospital_c/admissions.jsonl"
+[orgs.hospital_c.units.neurology]
+data = "{broken}"
+""")
+    federation = Federation(FederationSpec.load(spec_path), nats_server.url, processes=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        err = capfd.readouterr().err
+        assert "hospital_c.neurology: NOT SERVING" in err and "broken.jsonl:2: not valid JSON" in err
+        answer = await ask(nc, AskRequest(question="stroke"))
+        assert answer.nodes["fed.q.hospital_c.neurology"].status == "unavailable"
+        assert answer.nodes["fed.q.hospital_c.admissions"].status == "successful" and answer.hits
+    finally:
+        await federation.stop()

@@ -83,3 +83,12 @@ def test_search_ranks_filters_and_clamps(tmp_path, data, embedder):
     assert "n1" not in {p.record_id for p, _ in hidden}
     exact = sorted((float(v @ q) for v in store.all_vectors()[1]), reverse=True)[:2]
     assert np.allclose([s for _, s in top], exact, atol=1e-5)
+
+
+def test_malformed_new_data_leaves_the_saved_store_intact(tmp_path, data, embedder):
+    LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)[0].close()
+    with open(data, "a") as fh:
+        fh.write("{broken\n")
+    with pytest.raises(StoreError, match="leaf.jsonl:4"):
+        LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    assert len(LeafStore.load(tmp_path / "s")) == 6
