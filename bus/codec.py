@@ -12,7 +12,7 @@ from typing import TypeVar
 import msgpack
 import pydantic
 
-from bus.errors import DecodeError, ValidationError
+from bus.errors import DecodeError, TooLargeError, ValidationError
 
 #: Upper bound of one message body: the default ``max_payload`` of nats-server (1 MiB).
 MAX_BODY_BYTES = 1 << 20
@@ -24,12 +24,12 @@ def encode(model: pydantic.BaseModel) -> bytes:
     """Packs ``model`` as a msgpack map.
 
     Raises:
-        DecodeError: if the packed body would exceed :data:`MAX_BODY_BYTES` (the broker would
+        TooLargeError: if the packed body would exceed :data:`MAX_BODY_BYTES` (the broker would
             refuse it anyway; failing here names the cause).
     """
     body = msgpack.packb(model.model_dump(mode="python"), use_bin_type=True)
     if len(body) > MAX_BODY_BYTES:
-        raise DecodeError(
+        raise TooLargeError(
             f"{type(model).__name__} packs to {len(body)} bytes, over the {MAX_BODY_BYTES}-byte bound"
         )
     return body

@@ -6,7 +6,8 @@ Hierarchy::
     ├── SpecError            a federation spec, a node path or a CLI argument is wrong
     ├── WireError            a message could not be used; carries the ``type`` sent on the wire
     │   ├── DecodeError      the bytes are not a valid msgpack body (or exceed the size bound)
-    │   └── ValidationError  the body decodes but does not fit its pydantic model
+    │   ├── ValidationError  the body decodes but does not fit its pydantic model
+    │   └── TooLargeError    a message to send would exceed the size bound
     ├── ModelMismatchError   a query was embedded with another model than the leaf's index
     ├── BrokerError          the nats-server binary could not be found, started or reached
     ├── StoreError           a leaf's data file, saved documents or index are unreadable
@@ -50,6 +51,12 @@ class ValidationError(WireError):
     """The body decoded but does not match its message model."""
 
     wire_type = "validation"
+
+
+class TooLargeError(WireError):
+    """A message to send packs to more than the size bound (e.g. too many long hits)."""
+
+    wire_type = "too_large"
 
 
 class ModelMismatchError(FedragError):

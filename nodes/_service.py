@@ -88,6 +88,7 @@ class NodeService:
         try:
             budget = Budget.from_headers(headers, self.default_budget_ms)
             reply = await self.handle(request, budget)
+            body = codec.encode(reply) if reply is not None else None
         except FedragError as exc:
             await self.reply_error(request, exc.wire_type, str(exc))
             return
@@ -97,8 +98,8 @@ class NodeService:
             log.exception("%s %s: internal error", self.role, self.path)
             await self.reply_error(request, "internal", f"{type(exc).__name__}: {exc}")
             return
-        if reply is not None and _wants_reply(request):
-            await request.respond(codec.encode(reply), headers={h.KIND: "result", **h.forwardable(headers)})
+        if body is not None and _wants_reply(request):
+            await request.respond(body, headers={h.KIND: "result", **h.forwardable(headers)})
 
     async def reply_error(self, request: Request, error_type: str, reason: str) -> None:
         """Answers ``request`` with an error reply and counts it."""
@@ -109,7 +110,7 @@ class NodeService:
             body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000]))
         except (FedragError, pydantic.ValidationError):
             body = codec.encode(ErrorInfo(type="internal", reason="error reason could not be encoded"))
-        await request.respond_error(code=error_type, description=reason[:200].replace("\n", " "), data=body,
+        await request.respond_error(code=error_type, description=" ".join(reason[:200].split()), data=body,
                                     headers={h.KIND: "error", **h.forwardable(request.headers)})
 
     async def handle(self, request: Request, budget: Budget):

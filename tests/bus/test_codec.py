@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from bus import codec
-from bus.errors import DecodeError, ValidationError
+from bus.errors import DecodeError, TooLargeError, ValidationError
 from bus.messages import Coverage, NodeReport, Query, SearchResult
 
 
@@ -47,7 +47,7 @@ def test_oversized_body_is_refused_both_ways():
         codec.decode(b"\x80" * (codec.MAX_BODY_BYTES + 1), Query)
     report = NodeReport(status="successful", took_ms=1.0, hits=1)
     huge = SearchResult(nodes={f"fed.q.node{i}": report for i in range(30_000)}, coverage=Coverage())
-    with pytest.raises(DecodeError, match="bound"):
+    with pytest.raises(TooLargeError, match="bound"):
         codec.encode(huge)
 
 

@@ -263,3 +263,23 @@ data = "{broken}"
         assert answer.nodes["fed.q.hospital_c.admissions"].status == "successful" and answer.hits
     finally:
         await federation.stop()
+
+
+async def test_a_reply_too_large_to_send_becomes_an_error_reply(nats_server, embedder, nc, tmp_path):
+    big = "x" * 5_000  # 300 hits with 5 kB of metadata each exceed the 1 MiB body bound
+    data = tmp_path / "big.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "text": f"note {i}", "metadata": {"blob": big}}) + "\n"
+                            for i in range(300)))
+    spec_path = tmp_path / "fed.toml"
+    spec_path.write_text(f'[orgs.site.units.big]\ndata = "{data}"\n[orgs.site.units.small]\ndata = "{data}"\n')
+    federation = Federation(FederationSpec.load(spec_path), nats_server.url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        answer = await ask(nc, AskRequest(question="note", k=300, fetch_k=300))
+        assert answer.nodes["fed.q.site.big"].status == "failed"
+        assert answer.nodes["fed.q.site.big"].error.type == "too_large"
+        answer = await ask(nc, AskRequest(question="note", k=5))
+        assert answer.coverage.successful == 2 and len(answer.hits) == 5
+    finally:
+        await federation.stop()
