@@ -31,12 +31,11 @@ from bus.connection import connect
 from bus.messages import AskRequest
 from bus.server import NatsServer
 from nodes import embedder as emb
-from nodes.baseline import key
+from nodes.baseline import central_spec
 from nodes.client import ask
 from nodes.demo.federation import prepare
 from nodes.federation import Federation, progress_printer
 from nodes.index import exact_search
-from nodes.ingest import chunk, file_digest, load_jsonl
 from nodes.spec import FederationSpec
 from nodes.store import LeafStore
 
@@ -83,35 +82,6 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int) ->
             await federation.stop()
     return {"questions": len(times), "p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99),
             "partial": partial}
-
-
-def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
-    """A one-leaf federation holding every record of ``spec``, with the leaves' own vectors.
-
-    The central leaf's data file holds every leaf's records (ids prefixed with the leaf path), so
-    chunking gives the same passages; its store is written from the vectors the leaves already
-    computed instead of embedding everything a second time.
-    """
-    data = folder / "central.jsonl"
-    vectors: dict[str, np.ndarray] = {}
-    fingerprints = set()
-    with open(data, "w") as fh:
-        for path, leaf_data in spec.leaves().items():
-            for record in load_jsonl(leaf_data):
-                fh.write(json.dumps({**record, "id": key(path, record["id"])}) + "\n")
-            store = LeafStore.load(spec.leaf_folder(path))
-            fingerprints.add(store.fingerprint)
-            passages, matrix = store.all_vectors()
-            vectors.update({key(path, p.id): v for p, v in zip(passages, matrix)})
-            store.close()
-    spec_path = folder / "central.toml"
-    spec_path.write_text(f'[federation]\nname = "central"\nstate_dir = "state"\n'
-                         f'deadline_ms = {spec.federation.deadline_ms}\n[orgs.central]\ndata = "central.jsonl"\n')
-    central = FederationSpec.load(spec_path)
-    passages = [p for record in load_jsonl(data) for p in chunk(record)]
-    LeafStore.write(central.leaf_folder("central"), passages, np.stack([vectors[p.id] for p in passages]),
-                    fingerprints.pop(), file_digest(data))
-    return central
 
 
 def main() -> int:
