@@ -83,7 +83,6 @@ class NodeService:
         task.add_done_callback(self._tasks.discard)
 
     async def _serve(self, request: Request) -> None:
-        self.counters["requests"] += 1
         headers = request.headers or {}
         try:
             budget = Budget.from_headers(headers, self.default_budget_ms)

@@ -76,9 +76,12 @@ class CentralIndex:
         central = central_spec(spec, folder)
         return cls(LeafStore.load(central.leaf_folder("central")))
 
-    def search(self, vector: np.ndarray, k: int, fetch_k: int, patients: list[str] | None = None) -> list[tuple[str, float]]:
-        """The central top-k as ``(key, score)`` pairs, with the same filters a leaf applies."""
-        return [(p.id, score) for p, score in self.store.search(vector, k, fetch_k, patients)]
+    def search(self, vector: np.ndarray, k: int, patients: list[str] | None = None) -> list[tuple[str, float]]:
+        """The central top-k as ``(key, score)`` pairs, with the same patient filter a leaf applies.
+
+        Nothing is hidden per passage here, so there is no ``fetch_k`` to over-fetch for.
+        """
+        return [(p.id, score) for p, score in self.store.search(vector, k, k, patients)]
 
 
 def intersection(hits: list[Hit], central: list[tuple[str, float]]) -> float:

@@ -98,8 +98,6 @@ async def cmd_up(args) -> int:
 
 
 async def cmd_org(args) -> int:
-    if args.quiet:
-        logging.getLogger().setLevel(logging.WARNING)
     await serve_org(FederationSpec.load(Path(args.spec)), args.org, args.nats, verbose=not args.quiet)
     return 0
 
@@ -145,22 +143,22 @@ async def cmd_compare(args) -> int:
     if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
         raise FedragError(f"{args.questions}: expected a JSON list of question strings")
     embedder = emb.shared()
+    k = args.k or spec.federation.k
     with tempfile.TemporaryDirectory(prefix="fedrag-central-") as tmp:
         central = CentralIndex.from_spec(spec, Path(tmp))
         nc = await connect(args.nats, "fedrag-compare")
         scores = []
         try:
             for question in questions:
-                answer = await ask(nc, AskRequest(question=question, k=args.k))
-                k = args.k or spec.federation.k
-                expected = central.search(embedder.embed_one(question), k, max(spec.federation.fetch_k, k), answer.names)
+                answer = await ask(nc, AskRequest(question=question, k=k))
+                expected = central.search(embedder.embed_one(question), k, answer.names)
                 score = intersection(answer.hits, expected)
                 scores.append(score)
                 print(f"{score:5.2f}  {'PARTIAL ' if answer.partial else ''}{question}")
         finally:
             await nc.drain()
     mean = sum(scores) / len(scores) if scores else 0.0
-    print(f"mean intersection@{args.k or spec.federation.k} over {len(scores)} questions: {mean:.3f}")
+    print(f"mean intersection@{k} over {len(scores)} questions: {mean:.3f}")
     return 0 if mean == 1.0 else 4
 
 

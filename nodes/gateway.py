@@ -78,7 +78,7 @@ class Gateway(NodeService):
             on_outcome=stream,
         )
         result = merge(outcomes, k, ASK, (time.monotonic() - started) * 1000.0)
-        answer = Answer(**result.model_dump(), question=ask.question, names=names, trace=trace)
+        answer = Answer(**dict(result), question=ask.question, names=names, trace=trace)
         short = self._shortfall(ask, answer)
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)

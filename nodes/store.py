@@ -51,10 +51,11 @@ def patient_key(name: str | None) -> str | None:
 class LeafStore:
     """Passages and their index for one leaf. Use :meth:`open` to get one."""
 
-    def __init__(self, folder: Path, index: VectorIndex, fingerprint: str) -> None:
+    def __init__(self, folder: Path, index: VectorIndex, fingerprint: str, source_digest: str) -> None:
         self.folder = folder
         self.index = index
         self.fingerprint = fingerprint
+        self.source_digest = source_digest
         self._db = sqlite3.connect(folder / "passages.sqlite", check_same_thread=False)
         self._lock = threading.Lock()
 
@@ -76,25 +77,18 @@ class LeafStore:
         Raises:
             StoreError: the data file is missing or malformed.
         """
-        folder.mkdir(parents=True, exist_ok=True)
-        digest = file_digest(data_path) if Path(data_path).is_file() else None
-        if digest is None:
+        if not Path(data_path).is_file():
             raise StoreError(f"data file {data_path} does not exist")
-        meta_path = folder / "meta.json"
+        digest = file_digest(data_path)
         try:
-            meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            meta = None
-        if meta and meta.get("fingerprint") == fingerprint and meta.get("source_digest") == digest:
-            try:
-                store = cls.load(folder)
-            except StoreError as exc:
+            store = cls.load(folder)
+        except StoreError as exc:
+            if (folder / "meta.json").exists():
                 log.warning("%s; rebuilding", exc)
-            else:
-                if len(store) == meta.get("count"):
-                    return store, False
-                log.warning("%s: saved index has %d vectors, expected %s; rebuilding", folder, len(store), meta.get("count"))
-                store.close()
+        else:
+            if store.fingerprint == fingerprint and store.source_digest == digest:
+                return store, False
+            store.close()
         cls._build(folder, data_path, embedder_factory(), fingerprint, digest, progress)
         return cls.load(folder), True
 
@@ -139,13 +133,17 @@ class LeafStore:
         """Opens a store saved by :meth:`write`.
 
         Raises:
-            StoreError: the folder holds no complete store.
+            StoreError: the folder holds no complete store (missing or unreadable files, or an
+                index holding another number of vectors than ``meta.json`` records).
         """
         try:
             meta = json.loads((folder / "meta.json").read_text())
-            return cls(folder, VectorIndex.load(folder / "index.hnsw", meta["dim"]), meta["fingerprint"])
+            index = VectorIndex.load(folder / "index.hnsw", meta["dim"])
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise StoreError(f"{folder} holds no complete leaf store: {exc}") from None
+        if len(index) != meta.get("count"):
+            raise StoreError(f"{folder}: saved index has {len(index)} vectors, meta.json records {meta.get('count')}")
+        return cls(folder, index, meta["fingerprint"], meta.get("source_digest", ""))
 
     def __len__(self) -> int:
         return len(self.index)

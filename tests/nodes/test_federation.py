@@ -22,6 +22,20 @@ from nodes.spec import FederationSpec
 ORGS = {"hospital_a", "hospital_b", "hospital_c"}
 
 
+def reuse_demo_stores(spec: FederationSpec, demo_dir) -> None:
+    """Points each leaf of ``spec`` at the session's store for the same data file (no re-embedding).
+
+    A leaf ``org.x.y.unit`` whose data is the demo's ``<org>/<unit>.jsonl`` gets the demo's
+    ``org.unit`` store; leaves with other data are left to build their own.
+    """
+    corpus = demo_dir / "corpus"
+    for path, data in spec.leaves().items():
+        if data.parent.parent == corpus:
+            target = spec.leaf_folder(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(demo_dir / "state" / "leaves" / f"{data.parent.name}.{data.stem}")
+
+
 async def test_a_question_reaches_all_three_hospitals(demo_federation, nc):
     events = []
     answer = await ask(nc, AskRequest(question="Which patients have heavy alcohol use with liver disease?", k=30),
@@ -50,7 +64,7 @@ async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec
     central = CentralIndex.from_spec(demo_spec, tmp_path / "central")
     for question in questions:
         answer = await ask(nc, AskRequest(question=question, k=10))
-        expected = central.search(embedder.embed_one(question), 10, 50, answer.names)
+        expected = central.search(embedder.embed_one(question), 10, answer.names)
         assert intersection(answer.hits, expected) == 1.0, question
         # hnswlib re-normalizes stored vectors, so scores may differ in the last float bits
         assert np.allclose([hit.score for hit in answer.hits], [s for _, s in expected], atol=1e-5)
@@ -62,7 +76,7 @@ async def test_depth_three_tree_equals_centralized(nats_server, demo_dir, embedd
     spec_path.write_text(f"""
 [federation]
 name = "deep"
-state_dir = "{demo_dir / 'state'}"
+state_dir = "state"
 [orgs.hospital_a.units.admissions]
 data = "{corpus}/hospital_a/admissions.jsonl"
 [orgs.hospital_a.units.clinical.units.medicine]
@@ -78,12 +92,7 @@ data = "{corpus}/hospital_b/cardiology.jsonl"
 """)
     spec = FederationSpec.load(spec_path)
     assert max(path.count(".") for path in spec.leaves()) == 3
-    # Reuse the session's embedded stores: same data, same model, so no re-embedding.
-    for path in spec.leaves():
-        unit = path.split(".")[0] + "." + path.split(".")[-1]
-        target = spec.leaf_folder(path)
-        if not target.exists():
-            target.symlink_to(demo_dir / "state" / "leaves" / unit)
+    reuse_demo_stores(spec, demo_dir)
     federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
     await federation.start()
     try:
@@ -95,7 +104,7 @@ data = "{corpus}/hospital_b/cardiology.jsonl"
         for question in questions:
             answer = await ask(client, AskRequest(question=question, k=10))
             assert "fed.q.hospital_a.clinical.specialty.psychiatry" in answer.nodes
-            expected = central.search(embedder.embed_one(question), 10, 50, answer.names)
+            expected = central.search(embedder.embed_one(question), 10, answer.names)
             assert intersection(answer.hits, expected) == 1.0, question
         await client.drain()
     finally:
@@ -242,8 +251,6 @@ async def test_a_corrupt_data_file_leaves_the_rest_serving(nats_server, demo_dir
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": "ok", "text": "fine"}\n{"id": "x", "text": \n')
     spec_path = tmp_path / "fed.toml"
-    (tmp_path / "state" / "leaves").mkdir(parents=True)
-    (tmp_path / "state" / "leaves" / "hospital_c.admissions").symlink_to(demo_dir / "state/leaves/hospital_c.admissions")
     spec_path.write_text(f"""
 [federation]
 state_dir = "state"
@@ -252,8 +259,9 @@ data = "{corpus}/hospital_c/admissions.jsonl"
 [orgs.hospital_c.units.neurology]
 data = "{broken}"
 """)
-    federation = Federation(FederationSpec.load(spec_path), nats_server.url, processes=False,
-                            embedder_factory=lambda: embedder)
+    spec = FederationSpec.load(spec_path)
+    reuse_demo_stores(spec, demo_dir)
+    federation = Federation(spec, nats_server.url, processes=False, embedder_factory=lambda: embedder)
     await federation.start()
     try:
         err = capfd.readouterr().err
