@@ -14,7 +14,7 @@ travels in NATS headers (:mod:`bus.headers`). The shapes follow ``DESIGN.md``:
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Annotated, Literal, Union
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -45,14 +45,31 @@ class ErrorInfo(_Model):
     reason: str = Field(max_length=4_000)
 
 
+MAX_NAMES = 32
+_Name = Annotated[str, Field(min_length=1, max_length=100)]
+
+
 class Filters(_Model):
-    """Restrictions a leaf applies after its index search and before keeping ``k``.
+    """The patient names a question mentions, which leaves turn into a filter.
+
+    Names are compared case- and space-insensitively. Each leaf checks both lists against the
+    patients it holds, locally: the gateway learns which names some leaf knows, never a patient list.
+
+    * If any name of either list is known somewhere in the federation, the search is restricted to
+      the known ones (a leaf that knows none of them contributes nothing).
+    * Otherwise, if ``patients`` is not empty, the search is restricted to them (and finds nothing:
+      a question about a patient who is not there gets no other patient's records).
+    * Otherwise the search is not restricted.
 
     Attributes:
-        patients: if not empty, only passages about one of these patients (case-insensitive).
+        patients: names a name detector is confident about (spaCy's PERSON entities, or the
+            built-in rule's cued names).
+        candidates: capitalized spans that may be names (possessives stripped); they count only
+            where a leaf knows them.
     """
 
-    patients: list[str] = Field(default_factory=list, max_length=32)
+    patients: list[_Name] = Field(default_factory=list, max_length=MAX_NAMES)
+    candidates: list[_Name] = Field(default_factory=list, max_length=MAX_NAMES)
 
 
 class Query(_Model):
@@ -69,6 +86,7 @@ class Query(_Model):
     k: int = Field(10, ge=1, le=MAX_K)
     fetch_k: int = Field(50, ge=1, le=MAX_FETCH_K)
     filters: Filters = Field(default_factory=Filters)
+    collapse: bool = True
     summarize: Literal["none", "extractive", "llm"] = "none"
 
     @field_validator("embedding")
@@ -90,8 +108,22 @@ class Query(_Model):
         return np.frombuffer(self.embedding, dtype="<f4")
 
 
+class PassageRef(_Model):
+    """Where a passage lives: its leaf's path and its id there."""
+
+    path: str
+    id: str
+
+
 class Hit(_Model):
-    """One scored passage. ``score`` is the cosine similarity with the question (higher is better)."""
+    """One scored passage.
+
+    ``score`` is the cosine similarity with the question (higher is better), computed exactly from
+    the stored float32 vectors (:func:`nodes.index.exact_scores`), so the same passage has the same
+    score on every path. Hits are totally ordered by :meth:`order_key`. ``digest`` identifies the
+    passage's normalized text and patient: hits with the same digest are copies of one piece of
+    evidence, and the first in the order lists the others in ``duplicates``.
+    """
 
     id: str = Field(max_length=512)
     org: str
@@ -100,6 +132,16 @@ class Hit(_Model):
     text: str
     patient: str | None = None
     metadata: dict[str, Scalar] = Field(default_factory=dict)
+    digest: str | None = Field(None, max_length=64)
+    duplicates: list[PassageRef] = Field(default_factory=list)
+
+    def order_key(self) -> tuple[float, str, str]:
+        """The total order of hits everywhere: score descending, then leaf path, then passage id."""
+        return (-self.score, self.path, self.id)
+
+    def ref(self) -> PassageRef:
+        """This hit's location."""
+        return PassageRef(path=self.path, id=self.id)
 
 
 class NodeReport(_Model):
@@ -143,7 +185,13 @@ class Coverage(_Model):
 
 
 class SearchResult(_Model):
-    """A node's answer: its best hits and the report of every node below it."""
+    """A node's answer: its best hits and the report of every node below it.
+
+    Attributes:
+        filtered: the hits are restricted to named patients (see :class:`Filters`); a merge that has
+            filtered and unfiltered children keeps only the filtered children's hits.
+        names: each question name some leaf of this subtree knows, with the leaves that know it.
+    """
 
     hits: list[Hit] = Field(default_factory=list)
     took_ms: float = 0.0
@@ -151,6 +199,8 @@ class SearchResult(_Model):
     partial: bool = False
     coverage: Coverage = Field(default_factory=Coverage)
     nodes: dict[str, NodeReport] = Field(default_factory=dict)
+    filtered: bool = False
+    names: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class AskRequest(_Model):
@@ -162,7 +212,9 @@ class AskRequest(_Model):
     deadline_ms: int | None = Field(None, ge=1, le=600_000)
     allow_partial: bool = True
     min_coverage: float = Field(0.0, ge=0.0, le=1.0)
+    collapse: bool = True
     summarize: Literal["none", "extractive", "llm"] = "none"
+    include_embedding: bool = False
 
 
 class OrgResult(_Model):
@@ -175,10 +227,18 @@ class OrgResult(_Model):
 
 
 class Answer(SearchResult):
-    """The gateway's final message: the merged result for the whole federation."""
+    """The gateway's final message: the merged result for the whole federation.
+
+    Attributes:
+        patients: the patient filter the federation applied (empty when the search was not
+            restricted); ``names`` says which leaves knew each name.
+        embedding: the query vector the gateway used, when the request asked for it (so a
+            centralized baseline can be searched with exactly the same vector).
+    """
 
     question: str
     answer: str | None = None
-    names: list[str] = Field(default_factory=list)
+    patients: list[str] = Field(default_factory=list)
     trace: str = ""
     error: ErrorInfo | None = None
+    embedding: bytes | None = None

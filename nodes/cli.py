@@ -21,16 +21,17 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from bus.connection import connect
-from bus.errors import FedragError
+from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest
 from bus.server import NatsServer
 from nodes import render
-from nodes.client import ask, discover
+from bus.client import ask, discover
 from nodes.federation import Federation, make_gateway, serve_org, wait_for_signal
 from nodes.spec import FederationSpec
 
@@ -116,7 +117,7 @@ async def cmd_gateway(args) -> int:
 
 async def cmd_ask(args) -> int:
     request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
-                         allow_partial=not args.no_partial, min_coverage=args.min_coverage)
+                         allow_partial=not args.no_partial, min_coverage=args.min_coverage, collapse=not args.no_collapse)
     nc = await connect(args.nats, "fedrag-cli", timeout=3.0)
     try:
         return await _print_answer(nc, request, args.json)
@@ -130,43 +131,62 @@ async def cmd_status(args) -> int:
         nodes = await discover(nc, timeout=args.wait_ms / 1000.0)
     finally:
         await nc.drain()
-    print(json.dumps(nodes, indent=2) if args.json else render.status_text(nodes))
+    print(json.dumps([node.to_dict() for node in nodes], indent=2) if args.json else render.status_text(nodes))
     return 0 if nodes else 1
 
 
 async def cmd_compare(args) -> int:
-    from nodes import embedder as emb
     from nodes.baseline import CentralIndex, intersection
 
     spec = FederationSpec.load(Path(args.spec))
-    questions = json.loads(Path(args.questions).read_text()) if args.questions else _default_questions(spec)
-    if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
-        raise FedragError(f"{args.questions}: expected a JSON list of question strings")
-    embedder = emb.shared()
+    questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
     k = args.k or spec.federation.k
-    with tempfile.TemporaryDirectory(prefix="fedrag-central-") as tmp:
-        central = CentralIndex.from_spec(spec, Path(tmp))
-        nc = await connect(args.nats, "fedrag-compare")
-        scores = []
-        try:
-            for question in questions:
-                answer = await ask(nc, AskRequest(question=question, k=k))
-                expected = central.search(embedder.embed_one(question), k, answer.names)
-                score = intersection(answer.hits, expected)
-                scores.append(score)
-                print(f"{score:5.2f}  {'PARTIAL ' if answer.partial else ''}{question}")
-        finally:
-            await nc.drain()
+    central = CentralIndex.from_spec(spec)
+    nc = await connect(args.nats, "fedrag-compare")
+    scores, identical = [], 0
+    try:
+        for question in questions:
+            answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True))
+            # the central index is searched with the very vector and patient filter the gateway used
+            expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), k, answer.patients)
+            score = intersection(answer.hits, expected)
+            same = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
+            scores.append(score)
+            identical += same
+            print(f"{score:5.2f}  {'' if same else '(order or scores differ) '}{'PARTIAL ' if answer.partial else ''}"
+                  f"{question}")
+    finally:
+        await nc.drain()
     mean = sum(scores) / len(scores) if scores else 0.0
-    print(f"mean intersection@{k} over {len(scores)} questions: {mean:.3f}")
+    print(f"mean intersection@{k} over {len(scores)} questions: {mean:.3f}; identical order and scores: "
+          f"{identical}/{len(scores)}")
     return 0 if mean == 1.0 else 4
 
 
-def _default_questions(spec: FederationSpec) -> list[str]:
-    questions = spec.source.parent / "corpus" / "questions.json"
-    if not questions.exists():
-        raise FedragError("no --questions file given and the spec has no corpus/questions.json beside it")
-    return json.loads(questions.read_text())
+def read_questions(path: Path) -> list[str]:
+    """A question set: a JSON list of strings, or a text file with one question a line (``#`` comments).
+
+    Raises:
+        SpecError: the file is missing, unreadable, not UTF-8, malformed or empty; one line naming it.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such question file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: cannot read questions ({getattr(exc, 'strerror', None) or exc})") from None
+    if path.suffix == ".json" or text.lstrip().startswith("["):
+        try:
+            questions = json.loads(text)
+        except ValueError as exc:
+            raise SpecError(f"{path}: not valid JSON ({exc})") from None
+        if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
+            raise SpecError(f"{path}: expected a JSON list of non-empty question strings")
+    else:
+        questions = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not questions:
+        raise SpecError(f"{path}: holds no questions")
+    return questions
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fetch-k", type=int, help="candidates each leaf takes before filtering")
     p.add_argument("--no-partial", action="store_true", help="fail unless every unit answers")
     p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this share of units answering")
+    p.add_argument("--no-collapse", action="store_true", help="show every copy of copied-forward text")
     p.set_defaults(run=cmd_ask)
 
     p = sub.add_parser("status", help="show the live federation")
@@ -224,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="federated vs centralized top-k on a question set")
     p.add_argument("spec")
     nats_option(p)
-    p.add_argument("--questions", help="JSON list of questions (default: the demo corpus's)")
+    p.add_argument("--questions", help="a JSON list of questions, or a text file with one a line "
+                   "(default: corpus/questions.json beside the spec)")
     p.add_argument("--k", type=int)
     p.set_defaults(run=cmd_compare)
     return parser
@@ -238,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(args.run(args))
     except FedragError as exc:
         print(f"fedrag: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file or folder named on the command line cannot be used
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"fedrag: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

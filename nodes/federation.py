@@ -18,8 +18,10 @@ from collections.abc import Callable
 
 from nats.aio.client import Client
 
+from bus.client import wait_until_serving
 from bus.connection import connect
 from bus.errors import FedragError, StoreError
+from bus.subjects import ASK
 from nodes import embedder as emb
 from nodes._service import NodeService
 from nodes.gateway import Gateway
@@ -75,7 +77,7 @@ async def start_org(spec: FederationSpec, org: str, nc: Client, *,
         nodes.append(Router(path, children, default_budget_ms=deadline))
     for node in nodes:
         await node.start(nc)
-    await nc.flush()
+    await wait_until_serving(nc, [node.subject for node in nodes])
     return nodes
 
 
@@ -114,9 +116,15 @@ class Federation:
         self._nodes: dict[str, list[NodeService]] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
         self._pumps: list[asyncio.Task] = []
+        #: The subjects each organization reported serving once it was ready.
+        self.serving: dict[str, list[str]] = {}
 
     async def start(self, startup_timeout: float = 900.0) -> None:
-        """Starts every organization, then the gateway; returns once all serve."""
+        """Starts every organization, then the gateway; returns once every node they launched answers.
+
+        Readiness is checked on the bus (:func:`bus.client.wait_until_serving`), from the gateway's
+        connection, never assumed from a process having started.
+        """
         if self.processes:
             await asyncio.gather(*(self._spawn(org, startup_timeout) for org in self.spec.orgs))
         else:
@@ -126,6 +134,7 @@ class Federation:
         self._connections["<gateway>"] = nc
         self.gateway = make_gateway(self.spec, self.embedder_factory)
         await self.gateway.start(nc)
+        await wait_until_serving(nc, [ASK, *(s for subjects in self.serving.values() for s in subjects)])
 
     async def start_org(self, org: str) -> None:
         """Starts one organization in this process (in-process mode, or to restart it in tests)."""
@@ -133,6 +142,7 @@ class Federation:
         self._connections[org] = nc
         self._nodes[org] = await start_org(self.spec, org, nc, embedder_factory=self.embedder_factory,
                                            verbose=self.verbose)
+        self.serving[org] = [node.subject for node in self._nodes[org]]
 
     async def stop_org(self, org: str) -> None:
         """Stops one organization (its nodes disappear from the bus at once)."""
@@ -188,9 +198,12 @@ class Federation:
                 code = await proc.wait()
                 raise FedragError(f"organization {org} exited with code {code} before it was ready "
                                   "(its error is printed above)")
-            if line.decode().startswith(READY):
+            text = line.decode()
+            if text.startswith(READY):
+                fields = dict(part.split("=", 1) for part in text.split()[1:] if "=" in part)
+                self.serving[org] = [s for s in fields.get("subjects", "").split(",") if s]
                 return
-            sys.stderr.write(line.decode())
+            sys.stderr.write(text)
 
     @staticmethod
     async def _pump(proc: asyncio.subprocess.Process) -> None:
@@ -204,7 +217,7 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
     nc = await connect(url, f"fedrag-org-{org}")
     nodes = await start_org(spec, org, nc, verbose=verbose)
-    print(f"{READY} org={org} nodes={len(nodes)}", flush=True)
+    print(f"{READY} org={org} subjects={','.join(node.subject for node in nodes)}", flush=True)
     await wait_for_signal()
     await stop_nodes(nodes)
     await nc.drain()

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from bus import codec
 from bus import headers as h
 from bus.budget import Budget
-from bus.messages import Answer, AskRequest, ErrorInfo, Filters, OrgResult, Query
+from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._service import NodeService
 from nodes.merge import merge
-from nodes.names import detect_names
+from nodes.names import applied_filter, detect_names, name_filters
 
 
 class Gateway(NodeService):
@@ -60,11 +60,11 @@ class Gateway(NodeService):
         loop = asyncio.get_running_loop()
         started = time.monotonic()
         vector = await loop.run_in_executor(None, self.embedder.embed_one, ask.question)
-        names = await loop.run_in_executor(None, detect_names, ask.question, self.use_spacy)
+        filters = await loop.run_in_executor(None, name_filters, ask.question, self.use_spacy)
         k = ask.k or self.k
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
-                                  fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=Filters(patients=names),
-                                  summarize=ask.summarize)
+                                  fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
+                                  collapse=ask.collapse, summarize=ask.summarize)
 
         async def stream(outcome: ChildOutcome) -> None:
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,
@@ -77,8 +77,10 @@ class Gateway(NodeService):
             headers={h.KIND: "query", **h.forwardable(request.headers), h.TRACE: trace},
             on_outcome=stream,
         )
-        result = merge(outcomes, k, ASK, (time.monotonic() - started) * 1000.0)
-        answer = Answer(**dict(result), question=ask.question, names=names, trace=trace)
+        result = merge(outcomes, k, ASK, (time.monotonic() - started) * 1000.0, collapse=ask.collapse)
+        answer = Answer(**dict(result), question=ask.question, trace=trace,
+                        patients=applied_filter(filters, list(result.names)) if result.filtered else [],
+                        embedding=query.embedding if ask.include_embedding else None)
         short = self._shortfall(ask, answer)
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)

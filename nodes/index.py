@@ -1,11 +1,23 @@
-"""A cosine vector index over unit vectors, backed by hnswlib, with exact search beside it.
+"""A vector index over unit vectors, backed by hnswlib, and the one way fedrag scores a passage.
 
-hnswlib is approximate: the search breadth ``ef`` is kept at least :data:`EF_FLOOR` and at least
-``2 * k``. With ``M = 32`` that keeps recall@10 against exact search at or above 0.99 even on
-structureless random unit vectors (5,000 x 64 dimensions measured 1.000, against 0.981 with
-``M = 16, ef = 128``); ``scripts/bench.py`` measures it on the demo leaves (0.998, the rest being
-passages with identical text whose tie order is arbitrary). ``k`` is clamped to the number of
-vectors, so asking for more than exists returns everything rather than failing.
+Scores are inner products of unit vectors (cosine similarities). hnswlib finds *candidates* quickly
+and approximately (float32 arithmetic, search breadth ``ef``); the score a hit carries is then
+recomputed by :func:`exact_scores` from the stored float32 vectors: every product of two float32
+values is exact in float64, and the products are summed in float64 in one fixed pairwise order made
+of elementwise additions (each an IEEE-rounded operation, whatever the CPU's vector width). So a
+passage gets the same score, bit for bit, at its leaf, in any merge and in the centralized
+baseline, whatever the batch or the number of rows scored together. That is what lets near-ties be
+broken the same way everywhere.
+
+The index uses hnswlib's inner-product space (``ip``), which stores vectors as given: the cosine
+space would re-normalize them and change their last bits. Vectors must be unit vectors (the
+embedder normalizes them).
+
+hnswlib is approximate: ``ef`` is kept at least :data:`EF_FLOOR` and at least ``2 * n``. With
+``M = 32`` that keeps recall@10 against exact search at or above 0.99 even on structureless random
+unit vectors; ``scripts/bench.py`` measures it on the demo leaves. :data:`TOLERANCE` bounds how far
+an approximate score may be from the exact one, so a caller can tell when no passage it was not
+given can still reach its k-th score (see :func:`nodes.merge.search_complete`).
 """
 
 from __future__ import annotations
@@ -20,14 +32,35 @@ import numpy as np
 EF_FLOOR = 256
 M = 32
 EF_CONSTRUCTION = 200
+#: Bound on |approximate score - exact score| for hnswlib's float32 inner products of unit vectors
+#: of up to a few thousand dimensions (the float32 rounding of a 384-term sum is below 3e-5).
+TOLERANCE = 1e-4
+
+
+def exact_scores(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """The inner product of each row of ``matrix`` with ``vector``, in float64, reproducibly.
+
+    Both are float32. The products are exact in float64; they are then added pairwise in a fixed
+    tree (columns padded with zeros to a power of two, then halves added elementwise), so each
+    row's score depends only on that row and ``vector`` — never on BLAS, threads or batch size.
+    """
+    products = np.asarray(matrix, dtype=np.float32).astype(np.float64)
+    products *= np.asarray(vector, dtype=np.float32).astype(np.float64)
+    width = 1 << max(products.shape[1] - 1, 0).bit_length()
+    if width != products.shape[1]:
+        products = np.pad(products, ((0, 0), (0, width - products.shape[1])))
+    while products.shape[1] > 1:
+        half = products.shape[1] // 2
+        products = products[:, :half] + products[:, half:]
+    return products[:, 0] if products.shape[1] else np.zeros(len(products))
 
 
 class VectorIndex:
-    """Unit vectors with integer labels; scores are cosine similarities (1.0 is identical)."""
+    """Unit vectors with integer labels; :meth:`search` gives approximate inner products."""
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
-        self._index = hnswlib.Index(space="cosine", dim=dim)
+        self._index = hnswlib.Index(space="ip", dim=dim)
         self._index.init_index(max_elements=max(capacity, 16), ef_construction=EF_CONSTRUCTION, M=M,
                                random_seed=100)
         self._lock = threading.Lock()
@@ -36,7 +69,7 @@ class VectorIndex:
         return self._index.get_current_count()
 
     def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
-        """Adds ``vectors`` (``(n, dim)`` float32) under ``labels`` (``(n,)`` ints)."""
+        """Adds ``vectors`` (``(n, dim)`` float32 unit vectors) under ``labels`` (``(n,)`` ints)."""
         if len(labels) == 0:
             return
         with self._lock:
@@ -46,19 +79,23 @@ class VectorIndex:
             # One thread keeps construction deterministic: the same data gives the same graph.
             self._index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels), num_threads=1)
 
-    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` nearest labels and their cosine scores, best first (``k`` clamped to the size)."""
-        k = min(k, len(self))
-        if k <= 0:
+    def search(self, vector: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """About the ``n`` nearest labels and their approximate scores, best first (``n`` clamped to the size)."""
+        n = min(n, len(self))
+        if n <= 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         with self._lock:
-            self._index.set_ef(max(EF_FLOOR, 2 * k))
-            labels, distances = self._index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
+            self._index.set_ef(max(EF_FLOOR, 2 * n))
+            labels, distances = self._index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=n)
         return labels[0].astype(np.int64), (1.0 - distances[0]).astype(np.float32)
 
     def vectors(self, labels) -> np.ndarray:
-        """The stored vectors of ``labels``."""
-        return np.asarray(self._index.get_items(list(labels)), dtype=np.float32)
+        """The stored vectors of ``labels``, exactly as they were added."""
+        labels = list(labels)
+        if not labels:
+            return np.empty((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._index.get_items(labels), dtype=np.float32)
 
     def save(self, path: Path) -> None:
         """Writes the index to ``path`` atomically (temporary file, then rename)."""
@@ -72,20 +109,17 @@ class VectorIndex:
         """Reads an index written by :meth:`save`."""
         index = cls.__new__(cls)
         index.dim = dim
-        index._index = hnswlib.Index(space="cosine", dim=dim)
+        index._index = hnswlib.Index(space="ip", dim=dim)
         index._index.load_index(str(path))
         index._lock = threading.Lock()
         return index
 
 
 def exact_search(matrix: np.ndarray, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact cosine top-k over the rows of ``matrix`` (unit vectors): positions and scores, best first.
-
-    Ties are broken by position, so the result is deterministic.
-    """
+    """Exact top-k over the rows of ``matrix``: positions and :func:`exact_scores`, best first, ties by position."""
     k = min(k, len(matrix))
     if k <= 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    scores = matrix @ np.asarray(vector, dtype=np.float32)
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    scores = exact_scores(matrix, vector)
     order = np.lexsort((np.arange(len(scores)), -scores))[:k]
-    return order.astype(np.int64), scores[order].astype(np.float32)
+    return order.astype(np.int64), scores[order]

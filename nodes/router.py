@@ -47,7 +47,7 @@ class Router(NodeService):
             budget_ms=budget.for_children(),
             headers={h.KIND: "query", **h.forwardable(request.headers)},
         )
-        result = merge(outcomes, query.k, self.subject, (time.monotonic() - started) * 1000.0)
+        result = merge(outcomes, query.k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
         self.counters["queries"] += 1
         self.counters["partial"] += int(result.partial)
         return result

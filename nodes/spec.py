@@ -82,6 +82,8 @@ class FederationSpec(BaseModel):
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise SpecError(f"cannot read federation spec {path}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise SpecError(f"cannot read federation spec {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except tomllib.TOMLDecodeError as exc:
             raise SpecError(f"{path} is not valid TOML: {exc}") from None
         return cls.parse(raw, path)

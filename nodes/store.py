@@ -4,7 +4,7 @@ Layout of a leaf's folder (``<state_dir>/leaves/<path>/``)::
 
     passages.sqlite   the passages (label, id, record id, text, patient, metadata)
     index.hnsw        the saved hnswlib index, labels = passage labels
-    meta.json         the embedding-model fingerprint, the data file's digest and the count
+    meta.json         the store format, the embedding-model fingerprint, the data file's digest and the count
 
 ``meta.json`` is written last, after both files are complete, so a build interrupted at any point
 is detected on the next start and redone; a restart with the same data and model reuses the saved
@@ -24,10 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.index import VectorIndex, exact_search
+from nodes.index import VectorIndex, exact_scores
 from nodes.ingest import Passage, chunk, file_digest, load_jsonl
 
 log = logging.getLogger(__name__)
+
+#: Bumped when the saved layout changes (2: inner-product index keeping vectors bit for bit).
+STORE_FORMAT = 2
 
 _SCHEMA = """
 CREATE TABLE passages (
@@ -122,7 +125,7 @@ class LeafStore:
         db.close()
         index.save(folder / "index.hnsw")
         os.replace(db_tmp, folder / "passages.sqlite")
-        meta = {"fingerprint": fingerprint, "source_digest": digest, "count": len(passages),
+        meta = {"format": STORE_FORMAT, "fingerprint": fingerprint, "source_digest": digest, "count": len(passages),
                 "dim": int(vectors.shape[1])}
         tmp = folder / "meta.json.tmp"
         tmp.write_text(json.dumps(meta, indent=1))
@@ -138,6 +141,8 @@ class LeafStore:
         """
         try:
             meta = json.loads((folder / "meta.json").read_text())
+            if meta.get("format") != STORE_FORMAT:
+                raise ValueError(f"store format {meta.get('format')}, expected {STORE_FORMAT}")
             index = VectorIndex.load(folder / "index.hnsw", meta["dim"])
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise StoreError(f"{folder} holds no complete leaf store: {exc}") from None
@@ -168,28 +173,25 @@ class LeafStore:
             rows = self._db.execute(f"SELECT label FROM passages WHERE patient_key IN ({marks})", keys).fetchall()
         return [row[0] for row in rows]
 
-    def search(self, vector: np.ndarray, k: int, fetch_k: int, patients: list[str] | None = None,
-               visible: Callable[[Passage], bool] = lambda p: True) -> list[tuple[Passage, float]]:
-        """The best ``k`` passages for ``vector`` that pass the filters, best first.
+    def known_patients(self, names: list[str]) -> list[str]:
+        """Those of ``names`` (as given) that some passage of this store is about."""
+        keys = {patient_key(n): n for n in names if n.strip()}
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        with self._lock:
+            rows = self._db.execute(f"SELECT DISTINCT patient_key FROM passages WHERE patient_key IN ({marks})",
+                                    list(keys)).fetchall()
+        found = {row[0] for row in rows}
+        return [name for key, name in keys.items() if key in found]
 
-        Without a patient filter the index is asked for ``max(k, fetch_k)`` candidates, the
-        per-passage ``visible`` check removes what the caller may not see, and ``k`` are kept.
-        With a patient filter, that patient's passages are scored exactly: a name narrows the set
-        so much that the index's nearest neighbours could all belong to other patients.
-        """
-        if patients:
-            labels = np.asarray(self.labels_of_patients(patients), dtype=np.int64)
-            if len(labels) == 0:
-                return []
-            positions, scores = exact_search(self.index.vectors(labels), vector, len(labels))
-            labels = labels[positions]
-        else:
-            labels, scores = self.index.search(vector, max(k, fetch_k))
+    def scored(self, labels, vector: np.ndarray) -> list[tuple[Passage, float]]:
+        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.index.exact_scores`)."""
+        labels = [int(label) for label in labels]
         found = self.passages(labels)
-        ranked = sorted(((found[int(label)], float(score)) for label, score in zip(labels, scores)
-                         if int(label) in found),
-                        key=lambda pair: (-pair[1], pair[0].id))
-        return [(p, s) for p, s in ranked if visible(p)][:k]
+        labels = [label for label in labels if label in found]
+        scores = exact_scores(self.index.vectors(labels), vector)
+        return [(found[label], float(score)) for label, score in zip(labels, scores)]
 
     def all_vectors(self) -> tuple[list[Passage], np.ndarray]:
         """Every passage with its vector, in label order (for the centralized baseline)."""

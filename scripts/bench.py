@@ -32,7 +32,7 @@ from bus.messages import AskRequest
 from bus.server import NatsServer
 from nodes import embedder as emb
 from nodes.baseline import central_spec
-from nodes.client import ask
+from bus.client import ask
 from nodes.demo.federation import prepare
 from nodes.federation import Federation, progress_printer
 from nodes.index import exact_search

@@ -64,7 +64,12 @@ def test_serve_ask_status_and_compare(served_demo, demo_dir):
 
     compared = run("compare", str(demo_dir / "demo.toml"), "--nats", served_demo)
     assert compared.returncode == 0, compared.stdout + compared.stderr
-    assert "mean intersection@10 over 32 questions: 1.000" in compared.stdout
+    assert "mean intersection@10 over 32 questions: 1.000; identical order and scores: 32/32" in compared.stdout
+
+    questions = demo_dir / "mine.txt"
+    questions.write_text("# one question a line\nWhich patients had a stroke?\nWhat medications is Donna Clark taking?\n")
+    compared = run("compare", str(demo_dir / "demo.toml"), "--nats", served_demo, "--questions", str(questions))
+    assert compared.returncode == 0 and "over 2 questions: 1.000" in compared.stdout, compared.stdout + compared.stderr
 
 
 def test_errors_are_one_clear_line(tmp_path):
@@ -91,3 +96,51 @@ def test_up_runs_a_spec_with_its_own_broker(demo_dir):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         assert proc.wait(30) == 0
+
+
+def _bad_files(tmp_path):
+    (tmp_path / "folder.toml").mkdir()
+    (tmp_path / "broken.toml").write_text("[federation\nname = 1\n")
+    (tmp_path / "latin1.toml").write_bytes("name = 'caf\xe9'\n".encode("latin-1"))
+    (tmp_path / "wrong.toml").write_text('[orgs.hospital_a]\ndata = "x.jsonl"\nunits = 3\n')
+    return {"missing": (tmp_path / "absent.toml", "cannot read federation spec"),
+            "a folder": (tmp_path / "folder.toml", "cannot read federation spec"),
+            "not TOML": (tmp_path / "broken.toml", "is not valid TOML"),
+            "not UTF-8": (tmp_path / "latin1.toml", "not UTF-8"),
+            "wrong shape": (tmp_path / "wrong.toml", "invalid federation spec")}
+
+
+def _one_clear_line(done, path, reason):
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and reason in lines[0], done.stderr
+
+
+@pytest.mark.parametrize("command", ["up", "org", "gateway", "compare"])
+def test_every_command_reading_a_spec_names_the_file_and_the_problem(command, tmp_path):
+    extra = {"org": ["--org", "hospital_a", "--nats", "nats://127.0.0.1:1"], "gateway": ["--nats", "nats://127.0.0.1:1"],
+             "compare": ["--nats", "nats://127.0.0.1:1"], "up": []}[command]
+    for case, (path, reason) in _bad_files(tmp_path).items():
+        _one_clear_line(run(command, str(path), *extra, timeout=60), path, reason)
+
+
+def test_compare_names_a_bad_question_file(tmp_path, demo_dir):
+    spec = demo_dir / "demo.toml"
+    (tmp_path / "q.json").write_text('["a question", 3]')
+    (tmp_path / "bad.json").write_text("[not json")
+    (tmp_path / "empty.txt").write_text("# nothing here\n\n")
+    for path, reason in [(tmp_path / "absent.txt", "no such question file"),
+                         (tmp_path / "q.json", "expected a JSON list of non-empty question strings"),
+                         (tmp_path / "bad.json", "not valid JSON"), (tmp_path / "empty.txt", "holds no questions"),
+                         (tmp_path, "cannot read questions")]:
+        _one_clear_line(run("compare", str(spec), "--questions", str(path), "--nats", "nats://127.0.0.1:1", timeout=60),
+                        path, reason)
+
+
+def test_demo_names_an_unusable_state_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    done = run("demo", "--state-dir", str(blocker / "demo"), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and str(blocker) in done.stderr, done.stderr

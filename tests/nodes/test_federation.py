@@ -15,7 +15,7 @@ from bus import headers as h
 from bus.messages import AskRequest, ErrorInfo, Query, SearchResult
 from bus.subjects import query_subject
 from nodes.baseline import CentralIndex, intersection
-from nodes.client import AskError, ask, discover
+from bus.client import AskError, ask, discover
 from nodes.federation import Federation
 from nodes.spec import FederationSpec
 
@@ -58,16 +58,27 @@ async def test_planted_trend_is_retrieved(demo_federation, nc, demo_dir):
     assert len(found & set(trend["record_ids"])) >= 5, "most of the top 10 come from the planted notes"
 
 
-async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec, demo_dir, embedder, tmp_path):
+def assert_same_hits(federated, central, question):
+    """Exactly the same passages, in the same order, with bit-identical scores."""
+    assert intersection(federated, central) == 1.0, question
+    assert [(h.path, h.id, h.score) for h in federated] == [(h.path, h.id, h.score) for h in central], question
+
+
+async def ask_and_compare(client, central, question, k=10, **options):
+    answer = await ask(client, AskRequest(question=question, k=k, include_embedding=True, **options))
+    vector = np.frombuffer(answer.embedding, dtype="<f4")
+    expected = central.search(vector, k, answer.patients, collapse=options.get("collapse", True))
+    assert_same_hits(answer.hits, expected, question)
+    return answer
+
+
+async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec, demo_dir):
     questions = json.loads((demo_dir / "corpus" / "questions.json").read_text())
     assert len(questions) >= 20
-    central = CentralIndex.from_spec(demo_spec, tmp_path / "central")
+    central = CentralIndex.from_spec(demo_spec)
     for question in questions:
-        answer = await ask(nc, AskRequest(question=question, k=10))
-        expected = central.search(embedder.embed_one(question), 10, answer.names)
-        assert intersection(answer.hits, expected) == 1.0, question
-        # hnswlib re-normalizes stored vectors, so scores may differ in the last float bits
-        assert np.allclose([hit.score for hit in answer.hits], [s for _, s in expected], atol=1e-5)
+        await ask_and_compare(nc, central, question)
+        await ask_and_compare(nc, central, question, collapse=False)
 
 
 async def test_depth_three_tree_equals_centralized(nats_server, demo_dir, embedder, tmp_path):
@@ -99,13 +110,11 @@ data = "{corpus}/hospital_b/cardiology.jsonl"
         from bus.connection import connect
 
         client = await connect(nats_server.url, "t")
-        central = CentralIndex.from_spec(spec, tmp_path / "central")
+        central = CentralIndex.from_spec(spec)
         questions = json.loads((corpus / "questions.json").read_text())[:20]
         for question in questions:
-            answer = await ask(client, AskRequest(question=question, k=10))
+            answer = await ask_and_compare(client, central, question)
             assert "fed.q.hospital_a.clinical.specialty.psychiatry" in answer.nodes
-            expected = central.search(embedder.embed_one(question), 10, answer.names)
-            assert intersection(answer.hits, expected) == 1.0, question
         await client.drain()
     finally:
         await federation.stop()
@@ -195,13 +204,13 @@ async def test_ask_validation_error_reaches_the_caller(demo_federation, nc):
 async def test_status_lists_every_node_with_counters(demo_federation, nc, demo_spec):
     await ask(nc, AskRequest(question="knee fracture"))
     nodes = await discover(nc)
-    paths = {n["path"] for n in nodes}
+    paths = {n.path for n in nodes}
     assert paths == {path for path, _ in demo_spec.nodes()} | {""}
-    leaf = next(n for n in nodes if n["path"] == "hospital_a.orthopaedics")
-    assert leaf["role"] == "leaf" and leaf["requests"] >= 1 and leaf["data"]["queries"] >= 1
-    assert int(leaf["metadata"]["passages"]) > 0
-    gateway = next(n for n in nodes if n["role"] == "gateway")
-    assert gateway["subject"] == "fed.ask" and gateway["data"]["questions"] >= 1
+    leaf = next(n for n in nodes if n.path == "hospital_a.orthopaedics")
+    assert leaf.role == "leaf" and leaf.requests >= 1 and leaf.counters["queries"] >= 1
+    assert int(leaf.info.metadata["passages"]) > 0
+    gateway = next(n for n in nodes if n.role == "gateway")
+    assert gateway.subject == "fed.ask" and gateway.counters["questions"] >= 1
 
 
 async def test_concurrent_questions_are_served_concurrently(demo_federation, nc):
@@ -289,5 +298,54 @@ async def test_a_reply_too_large_to_send_becomes_an_error_reply(nats_server, emb
         assert answer.nodes["fed.q.site.big"].error.type == "too_large"
         answer = await ask(nc, AskRequest(question="note", k=5))
         assert answer.coverage.successful == 2 and len(answer.hits) == 5
+    finally:
+        await federation.stop()
+
+
+async def test_copied_text_is_shown_once_with_its_other_locations(demo_federation, nc):
+    from nodes.demo.federation import SAMPLE_QUESTION
+
+    def same(hit):
+        return (hit.patient, " ".join(hit.text.lower().split()))
+
+    plain = await ask(nc, AskRequest(question=SAMPLE_QUESTION, collapse=False))
+    assert len({same(h) for h in plain.hits}) < len(plain.hits), "the demo's notes copy text forward"
+    answer = await ask(nc, AskRequest(question=SAMPLE_QUESTION))
+    assert len({same(h) for h in answer.hits}) == len(answer.hits) == 10, "no passage text twice"
+    for hit in plain.hits:
+        kept = next(h for h in answer.hits if same(h) == same(hit))
+        if (kept.path, kept.id) != (hit.path, hit.id):
+            assert hit.ref() in kept.duplicates, "a collapsed copy is listed where it was kept"
+            assert kept.order_key() < hit.order_key(), "the first copy in the order is the one kept"
+
+
+async def test_names_spacy_misses_are_found_through_the_leaves(nats_server, embedder, nc, tmp_path):
+    notes = {
+        "north.clinic": [("Grace Okafor", "MEDICATIONS: metformin 500 mg twice daily, lisinopril 10 mg daily."),
+                         ("Tom Baker", "MEDICATIONS: metformin 1000 mg twice daily."),
+                         ("Ana Ruiz", "PLAN: start metformin and review in two weeks.")],
+        "south.clinic": [("Siobhán Ní Bhriain", "PLAN: taper prednisone over two weeks; metformin held."),
+                         ("Tom Baker", "PLAN: continue metformin, recheck HbA1c in three months.")],
+    }
+    lines = ["[federation]", 'state_dir = "state"']
+    for path, records in notes.items():
+        data = tmp_path / f"{path}.jsonl"
+        data.write_text("".join(json.dumps({"id": f"n{i}", "text": text, "patient": who}) + "\n"
+                                for i, (who, text) in enumerate(records)))
+        org, unit = path.split(".")
+        lines += [f"[orgs.{org}.units.{unit}]", f'data = "{data.name}"']
+    (tmp_path / "fed.toml").write_text("\n".join(lines))
+    spec = FederationSpec.load(tmp_path / "fed.toml")
+    federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        for question, name, leaf in [("What is Grace Okafor's metformin dose?", "Grace Okafor", "north.clinic"),
+                                     ("What was Siobhán Ní Bhriain's plan?", "Siobhán Ní Bhriain", "south.clinic")]:
+            answer = await ask(nc, AskRequest(question=question))
+            assert answer.patients == [name], question
+            assert answer.names == {name: [leaf]}, "the filter reports which leaf knew the name"
+            assert answer.hits and {hit.patient for hit in answer.hits} == {name}
+        nobody = await ask(nc, AskRequest(question="What is Hospital North's metformin policy?"))
+        assert nobody.patients == [] and len({hit.patient for hit in nobody.hits}) > 1, "unknown spans are ignored"
     finally:
         await federation.stop()

@@ -69,20 +69,16 @@ def test_missing_data_file_is_a_clear_error(tmp_path, embedder):
         LeafStore.open(tmp_path / "s", tmp_path / "nope.jsonl", lambda: embedder, embedder.fingerprint)
 
 
-def test_search_ranks_filters_and_clamps(tmp_path, data, embedder):
+def test_scores_are_exact_and_patients_are_known_by_key(tmp_path, data, embedder):
     store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
     q = embedder.embed_one("chest pain")
-    top = store.search(q, k=2, fetch_k=10)
-    assert [p.record_id for p, _ in top][0] == "n1"
-    assert top[0][1] >= top[1][1]
-    assert len(store.search(q, k=100, fetch_k=100)) == 6, "k is clamped to what exists"
-    only_bo = store.search(q, k=10, fetch_k=10, patients=["bo  CHEN"])
-    assert {p.patient for p, _ in only_bo} == {"Bo Chen"} and len(only_bo) == 4
-    assert store.search(q, k=10, fetch_k=10, patients=["Nobody Here"]) == []
-    hidden = store.search(q, k=10, fetch_k=10, visible=lambda p: p.record_id != "n1")
-    assert "n1" not in {p.record_id for p, _ in hidden}
-    exact = sorted((float(v @ q) for v in store.all_vectors()[1]), reverse=True)[:2]
-    assert np.allclose([s for _, s in top], exact, atol=1e-5)
+    passages, matrix = store.all_vectors()
+    scored = store.scored(range(len(passages)), q)
+    assert [p.id for p, _ in scored] == [p.id for p in passages]
+    assert np.allclose([s for _, s in scored], matrix @ q, atol=1e-6)
+    assert [s for _, s in store.scored([3], q)] == [scored[3][1]], "a score does not depend on its batch"
+    assert store.known_patients(["bo  CHEN", "Nobody Here", "ana ruiz"]) == ["bo  CHEN", "ana ruiz"]
+    assert len(store.labels_of_patients(["Bo Chen"])) == 4
 
 
 def test_malformed_new_data_leaves_the_saved_store_intact(tmp_path, data, embedder):

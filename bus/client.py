@@ -1,0 +1,192 @@
+"""The client side of the wire: ask a question, discover the live nodes, wait until they serve.
+
+:func:`ask` is what ``fedrag ask`` and the Textual client use: it sends an
+:class:`~bus.messages.AskRequest` to the gateway and receives the stream of per-organization
+events and the final :class:`~bus.messages.Answer`. :func:`discover` collects the ``$SRV.INFO``
+and ``$SRV.STATS`` replies of every fedrag node on the bus as typed :class:`Node` values (nats.py's
+micro ``ServiceInfo``/``ServiceStats``), and :func:`wait_until_serving` is how a launcher knows the
+nodes it started answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+import nats.errors
+from nats.aio.client import Client
+from nats.micro.service import ServiceInfo, ServiceStats
+
+from bus import codec
+from bus import headers as h
+from bus.errors import BrokerError, FedragError
+from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult
+from bus.subjects import ASK
+
+#: How long past its deadline a caller waits for the gateway's final message.
+SLACK_MS = 2_000.0
+#: The wait when a request names no deadline (the gateway then applies its own default).
+DEFAULT_WAIT_MS = 30_000.0
+
+
+class AskError(FedragError):
+    """The gateway answered with an error reply."""
+
+    def __init__(self, error: ErrorInfo) -> None:
+        super().__init__(f"{error.type}: {error.reason}")
+        self.error = error
+        self.wire_type = error.type
+
+
+async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
+              on_event: Callable[[OrgResult], Awaitable[None] | None] | None = None) -> Answer:
+    """Asks the federation's gateway and returns its final answer.
+
+    Args:
+        nc: a connected client.
+        request: the question and its options.
+        headers: extra headers (e.g. ``Authorization``).
+        on_event: called with each organization's result as it lands.
+
+    Raises:
+        BrokerError: no gateway is serving ``fed.ask``, or it did not answer in time.
+        AskError: the gateway refused the request (e.g. a validation error).
+    """
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
+    wait_ms = (request.deadline_ms or DEFAULT_WAIT_MS) + SLACK_MS
+    deadline = time.monotonic() + wait_ms / 1000.0
+    try:
+        await nc.publish(ASK, codec.encode(request), reply=inbox,
+                         headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                msg = await sub.next_msg(timeout=max(remaining, 0.001))
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                raise BrokerError(f"the gateway did not answer within {wait_ms:.0f} ms") from None
+            msg_headers = msg.headers or {}
+            if msg_headers.get("Status") == "503":
+                raise BrokerError("no gateway is serving fed.ask (is the federation running?)")
+            kind = msg_headers.get(h.KIND)
+            if kind == "org_result":
+                if on_event is not None:
+                    result = on_event(codec.decode(msg.data, OrgResult))
+                    if asyncio.iscoroutine(result):
+                        await result
+            elif kind == "error":
+                raise AskError(codec.decode(msg.data, ErrorInfo))
+            else:
+                return codec.decode(msg.data, Answer)
+    finally:
+        await sub.unsubscribe()
+
+
+async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
+    replies = []
+    try:
+        await nc.publish(subject, b"", reply=inbox)
+        end = time.monotonic() + timeout
+        while (remaining := end - time.monotonic()) > 0:
+            try:
+                msg = await sub.next_msg(timeout=remaining)
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                break
+            try:
+                reply = json.loads(msg.data)
+            except ValueError:
+                continue  # not a micro service reply; ignore it
+            if isinstance(reply, dict):
+                replies.append(reply)
+    finally:
+        await sub.unsubscribe()
+    return replies
+
+
+@dataclass(frozen=True)
+class Node:
+    """One live fedrag node instance, as the micro service framework describes it."""
+
+    info: ServiceInfo
+    stats: ServiceStats | None
+
+    @property
+    def role(self) -> str:
+        """``leaf``, ``router`` or ``gateway``."""
+        return self.info.metadata.get("role", "?")
+
+    @property
+    def path(self) -> str:
+        """Its place in the tree (``""`` for a gateway)."""
+        return self.info.metadata.get("path", "")
+
+    @property
+    def subject(self) -> str:
+        """The subject it serves."""
+        return self.info.endpoints[0].subject if self.info.endpoints else ""
+
+    @property
+    def requests(self) -> int:
+        """Requests its endpoint has received."""
+        return sum(e.num_requests for e in self.stats.endpoints) if self.stats else 0
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The node's own counters (queries, hits, errors by type ...)."""
+        data = self.stats.endpoints[0].data if self.stats and self.stats.endpoints else None
+        return dict(data) if isinstance(data, dict) else {}
+
+    @property
+    def errors(self) -> int:
+        """Error replies it has sent, of every type."""
+        return sum(v for key, v in self.counters.items() if key.startswith("errors."))
+
+    def to_dict(self) -> dict:
+        """A JSON-ready view (``fedrag status --json``)."""
+        return {"id": self.info.id, "role": self.role, "path": self.path, "subject": self.subject,
+                "metadata": self.info.metadata, "requests": self.requests, "errors": self.errors,
+                "data": self.counters}
+
+
+def _parse(kind, replies: list[dict]) -> list:
+    parsed = []
+    for reply in replies:
+        try:
+            parsed.append(kind.from_dict(reply))
+        except (KeyError, TypeError, ValueError):
+            continue  # another framework's (or a broken) reply: not ours to show
+    return parsed
+
+
+async def discover(nc: Client, timeout: float = 0.5) -> list[Node]:
+    """Every fedrag node answering ``$SRV.INFO`` within ``timeout``, with its stats, sorted by path."""
+    infos, stats = await asyncio.gather(_gather(nc, "$SRV.INFO", timeout), _gather(nc, "$SRV.STATS", timeout))
+    by_id = {s.id: s for s in _parse(ServiceStats, stats)}
+    nodes = [Node(info, by_id.get(info.id)) for info in _parse(ServiceInfo, infos) if info.name.startswith("fedrag-")]
+    return sorted(nodes, key=lambda n: (n.path, n.info.id))
+
+
+async def wait_until_serving(nc: Client, subjects: Iterable[str], timeout: float = 30.0) -> None:
+    """Returns once a node serving each of ``subjects`` answers discovery.
+
+    A node answers ``$SRV.INFO`` on the connection its endpoint subscribed on, after subscribing, so
+    an answer listing the subject means requests to it are delivered.
+
+    Raises:
+        BrokerError: some subject has no node within ``timeout``; the message names them.
+    """
+    wanted = set(subjects)
+    deadline = time.monotonic() + timeout
+    wait = 0.05
+    while True:
+        missing = wanted - {node.subject for node in await discover(nc, timeout=wait)}
+        if not missing:
+            return
+        if time.monotonic() >= deadline:
+            raise BrokerError(f"not serving after {timeout:.0f} s: {', '.join(sorted(missing))}")
+        wait = min(wait * 2, 0.5)

@@ -1,0 +1,91 @@
+"""A leaf's search: ranking, name filters, visibility, collapsing copies and ties (no broker needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bus.messages import Filters, Query
+from nodes.leaf import Leaf
+from nodes.store import LeafStore
+
+HISTORY = "PAST MEDICAL HISTORY: hypertension, type 2 diabetes, chronic kidney disease."
+RECORDS = [
+    {"id": "n1", "text": "CHIEF COMPLAINT: chest pain radiating to the left arm.\n\n" + HISTORY, "patient": "Ana Ruiz"},
+    {"id": "n2", "text": "CHIEF COMPLAINT: follow-up of chest pain.\n\n" + HISTORY, "patient": "Ana Ruiz"},
+    {"id": "n3", "text": "CHIEF COMPLAINT: knee fracture after a fall.\n\n" + HISTORY, "patient": "Bo Chen"},
+    {"id": "n4", "text": "CHIEF COMPLAINT: chest pressure on exertion.", "patient": "Grace Okafor"},
+]
+
+
+@pytest.fixture
+def leaf(tmp_path, embedder):
+    data = tmp_path / "leaf.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    yield Leaf("site.cardiology", store)
+    store.close()
+
+
+def query(embedder, text, **fields):
+    return Query.with_vector(embedder.embed_one(text), question=text, model=embedder.fingerprint, **fields)
+
+
+def search(leaf, q, visible=lambda passage: True):
+    return leaf.search(q, visible)
+
+
+def test_hits_follow_the_total_order(leaf, embedder):
+    hits, known, filtered = search(leaf, query(embedder, "chest pain", k=3, collapse=False))
+    assert "chest pain" in hits[0].text and len(hits) == 3
+    assert [h.order_key() for h in hits] == sorted(h.order_key() for h in hits)
+    assert known == [] and not filtered
+
+
+def test_copies_collapse_into_the_first_and_list_the_others(leaf, embedder):
+    q = "history of hypertension and diabetes"
+    plain, _, _ = search(leaf, query(embedder, q, k=10, collapse=False))
+    assert len(plain) == 7, "k is clamped to the 7 passages there are"
+    collapsed, _, _ = search(leaf, query(embedder, q, k=10))
+    ana_history = [h for h in collapsed if h.patient == "Ana Ruiz" and h.text.endswith(HISTORY)]
+    assert len(ana_history) == 1, "Ana Ruiz's copied history counts once"
+    kept = ana_history[0]
+    copies = [h for h in plain if h.digest == kept.digest and h.id != kept.id]
+    assert [(r.path, r.id) for r in kept.duplicates] == [(h.path, h.id) for h in copies]
+    assert kept.order_key() < copies[0].order_key(), "the first in the order is kept"
+    assert any(h.patient == "Bo Chen" and h.text.endswith(HISTORY) for h in collapsed), "another patient's copy stays"
+    assert len(collapsed) == 6
+
+
+def test_a_known_candidate_restricts_and_an_unknown_one_is_ignored(leaf, embedder):
+    q = "What is Grace Okafor's chief complaint?"
+    hits, known, filtered = search(leaf, query(embedder, q, filters=Filters(candidates=["Grace Okafor", "Chief Nobody"])))
+    assert known == ["Grace Okafor"] and filtered
+    assert {h.patient for h in hits} == {"Grace Okafor"} and len(hits) == 1
+    hits, known, filtered = search(leaf, query(embedder, q, filters=Filters(candidates=["Chief Nobody"])))
+    assert known == [] and not filtered and len(hits) > 1
+
+
+def test_a_confident_name_nobody_holds_finds_nothing(leaf, embedder):
+    hits, known, filtered = search(leaf, query(embedder, "chest pain", filters=Filters(patients=["Zed Unknown"])))
+    assert hits == [] and known == [] and filtered
+
+
+def test_hidden_passages_are_dropped_and_the_rest_still_fills_k(leaf, embedder):
+    hits, _, _ = search(leaf, query(embedder, "chest pain", k=5, fetch_k=1, collapse=False),
+                        visible=lambda passage: passage.record_id != "n1")
+    assert len(hits) == 5 and "n1" not in {h.metadata["record_id"] for h in hits}
+
+
+def test_every_passage_tied_with_the_kth_is_returned(tmp_path, embedder):
+    same = "Patient reports no known drug allergies."
+    data = tmp_path / "ties.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i:02d}", "text": same}) + "\n" for i in range(12)))
+    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    hits, _, _ = Leaf("site.x", store).search(query(embedder, "allergies", k=3, fetch_k=3), lambda p: True)
+    scores = {h.score for h in hits}
+    # identical texts embedded in one batch get identical vectors, so all twelve tie
+    assert len(scores) == 1 and len(hits) == 12
+    assert [h.id for h in hits] == sorted(h.id for h in hits), "ties are ordered by the stable key"
+    store.close()
