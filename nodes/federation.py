@@ -5,21 +5,29 @@ plus the gateway; :class:`Federation` with ``processes=False`` runs everything i
 event loop, each organization on its own connection (for tests). A multi-site deployment runs
 ``fedrag org SPEC --org NAME --nats URL`` at each site and ``fedrag gateway`` wherever clients
 connect; they meet on the broker.
+
+Nothing stays down by itself: every organization and gateway holds its connection through a
+:class:`bus.connection.Link`, which opens a new one and registers the nodes again if the broker
+closes it; :class:`Federation` restarts an organization process that dies (with backoff, saying so
+on stderr), and its processes die with it: they are stopped on exit, and the kernel sends them
+SIGTERM if the launcher itself is killed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 
 from nats.aio.client import Client
 
 from bus.client import wait_until_serving
-from bus.connection import connect
+from bus.connection import Link
 from bus.errors import FedragError, StoreError
 from bus.subjects import ASK
 from nodes import embedder as emb
@@ -33,6 +41,10 @@ from nodes.store import LeafStore
 log = logging.getLogger(__name__)
 
 READY = "FEDRAG_READY"
+#: First and longest wait before restarting an organization process that died; a process that ran
+#: this long (seconds) before dying starts again from the first wait.
+RESTART_BACKOFF_S = (1.0, 30.0)
+STABLE_AFTER_S = 60.0
 
 
 def progress_printer(path: str) -> Callable[[int, int], None]:
@@ -47,9 +59,9 @@ def progress_printer(path: str) -> Callable[[int, int], None]:
     return report
 
 
-async def start_org(spec: FederationSpec, org: str, nc: Client, *,
-                    embedder_factory: Callable = emb.shared, verbose: bool = True) -> list[NodeService]:
-    """Opens (or builds) the organization's leaf stores and starts its leaves and routers on ``nc``.
+async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
+                    verbose: bool = True) -> list[NodeService]:
+    """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet).
 
     A leaf whose data file is missing or malformed is reported on stderr and left out; the rest
     of the organization serves, and queries report that leaf ``unavailable``.
@@ -74,24 +86,44 @@ async def start_org(spec: FederationSpec, org: str, nc: Client, *,
                   file=sys.stderr, flush=True)
         nodes.append(Leaf(path, store, default_budget_ms=deadline))
     for path, children in spec.routers(org).items():
-        nodes.append(Router(path, children, default_budget_ms=deadline))
+        nodes.append(Router(path, children, default_budget_ms=deadline,
+                            leaves={child: spec.count_leaves(child) for child in children}))
+    return nodes
+
+
+async def start_nodes(nodes: list[NodeService], nc: Client) -> None:
+    """Starts ``nodes`` on ``nc`` and returns once each of them answers on the bus."""
     for node in nodes:
         await node.start(nc)
     await wait_until_serving(nc, [node.subject for node in nodes])
-    return nodes
 
 
 def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared) -> Gateway:
     """The gateway for the spec's organizations, with its defaults."""
     settings = spec.federation
     return Gateway(list(spec.orgs), embedder_factory, k=settings.k, fetch_k=settings.fetch_k,
-                   default_budget_ms=settings.deadline_ms)
+                   default_budget_ms=settings.deadline_ms, leaves={org: spec.count_leaves(org) for org in spec.orgs})
 
 
 async def stop_nodes(nodes: list[NodeService]) -> None:
     """Stops nodes in reverse start order."""
     for node in reversed(nodes):
         await node.stop()
+
+
+#: Set by :class:`Federation` in the environment of the organization processes it launches.
+PARENT_ENV = "FEDRAG_PARENT_PID"
+
+
+def die_with_parent() -> None:
+    """In an organization process launched by :class:`Federation`: ask the kernel for SIGTERM when
+    the launcher dies (Linux), and stop at once if it already has."""
+    parent = os.environ.get(PARENT_ENV)
+    if not parent or not sys.platform.startswith("linux"):
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != int(parent):  # the launcher died before the request above was made
+        raise SystemExit(1)
 
 
 class Federation:
@@ -102,22 +134,28 @@ class Federation:
         url: the broker.
         processes: one OS process per organization (default) or everything in this event loop.
         verbose: print progress to stderr.
+        restart: restart an organization process that dies.
     """
 
     def __init__(self, spec: FederationSpec, url: str, *, processes: bool = True, verbose: bool = True,
-                 embedder_factory: Callable = emb.shared) -> None:
+                 embedder_factory: Callable = emb.shared, restart: bool = True) -> None:
         self.spec = spec
         self.url = url
         self.processes = processes
         self.verbose = verbose
+        self.restart = restart
         self.embedder_factory = embedder_factory
         self.gateway: Gateway | None = None
-        self._connections: dict[str, Client] = {}
+        self._links: dict[str, Link] = {}
         self._nodes: dict[str, list[NodeService]] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
+        self._watchers: dict[str, asyncio.Task] = {}
         self._pumps: list[asyncio.Task] = []
+        self._stopping = False
         #: The subjects each organization reported serving once it was ready.
         self.serving: dict[str, list[str]] = {}
+        #: How many times each organization's process was restarted after dying.
+        self.restarts: dict[str, int] = {}
 
     async def start(self, startup_timeout: float = 900.0) -> None:
         """Starts every organization, then the gateway; returns once every node they launched answers.
@@ -130,49 +168,59 @@ class Federation:
         else:
             for org in self.spec.orgs:
                 await self.start_org(org)
-        nc = await connect(self.url, "fedrag-gateway")
-        self._connections["<gateway>"] = nc
         self.gateway = make_gateway(self.spec, self.embedder_factory)
-        await self.gateway.start(nc)
+        link = Link(self.url, "fedrag-gateway", on_connect=self.gateway.start)
+        self._links["<gateway>"] = link
+        nc = await link.open()
         await wait_until_serving(nc, [ASK, *(s for subjects in self.serving.values() for s in subjects)])
 
     async def start_org(self, org: str) -> None:
         """Starts one organization in this process (in-process mode, or to restart it in tests)."""
-        nc = await connect(self.url, f"fedrag-org-{org}")
-        self._connections[org] = nc
-        self._nodes[org] = await start_org(self.spec, org, nc, embedder_factory=self.embedder_factory,
-                                           verbose=self.verbose)
-        self.serving[org] = [node.subject for node in self._nodes[org]]
+        nodes = await build_org(self.spec, org, embedder_factory=self.embedder_factory, verbose=self.verbose)
+        link = Link(self.url, f"fedrag-org-{org}", on_connect=lambda nc: start_nodes(nodes, nc))
+        await link.open()
+        self._links[org], self._nodes[org] = link, nodes
+        self.serving[org] = [node.subject for node in nodes]
+
+    def link(self, org: str) -> Link:
+        """The connection an in-process organization (or ``"<gateway>"``) holds."""
+        return self._links[org]
 
     async def stop_org(self, org: str) -> None:
-        """Stops one organization (its nodes disappear from the bus at once)."""
-        if org in self._procs:
-            proc = self._procs.pop(org)
-            if proc.returncode is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.wait_for(proc.wait(), 15)
-                except asyncio.TimeoutError:
-                    proc.kill()
-                    await proc.wait()
+        """Stops one organization (its nodes disappear from the bus at once); it is not restarted."""
+        watcher = self._watchers.pop(org, None)
+        if watcher is not None:
+            watcher.cancel()
+        proc = self._procs.pop(org, None)
+        if proc is not None:
+            await _terminate(proc)
             return
         await stop_nodes(self._nodes.pop(org, []))
-        nc = self._connections.pop(org, None)
-        if nc is not None:
-            await nc.drain()
+        link = self._links.pop(org, None)
+        if link is not None:
+            await link.close()
 
     async def stop(self) -> None:
-        """Stops the gateway and every organization."""
-        if self.gateway is not None:
-            await self.gateway.stop()
-            self.gateway = None
-        nc = self._connections.pop("<gateway>", None)
-        if nc is not None:
-            await nc.drain()
-        for org in list(self._procs) + list(self._nodes):
-            await self.stop_org(org)
-        for pump in self._pumps:
-            pump.cancel()
+        """Stops the gateway and every organization; no process of the federation is left, whatever failed before."""
+        self._stopping = True
+        try:
+            if self.gateway is not None:
+                await self.gateway.stop()
+                self.gateway = None
+            link = self._links.pop("<gateway>", None)
+            if link is not None:
+                await link.close()
+            for org in list(self._procs) + list(self._nodes):
+                try:
+                    await self.stop_org(org)
+                except Exception:  # keep going: the other organizations must still be stopped
+                    log.exception("stopping organization %s failed", org)
+        finally:
+            for proc in list(self._procs.values()):
+                if proc.returncode is None:
+                    proc.kill()
+            for task in [*self._watchers.values(), *self._pumps]:
+                task.cancel()
 
     async def _spawn(self, org: str, timeout: float) -> None:
         args = [sys.executable, "-m", "nodes.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
@@ -180,7 +228,8 @@ class Federation:
             args.append("--quiet")
         # Organizations embed at the same time on first start: give each its share of the cores.
         threads = max(1, (os.cpu_count() or 1) // len(self.spec.orgs))
-        env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads))}
+        env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads)),
+               PARENT_ENV: str(os.getpid())}
         proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=None,
                                                     stdin=asyncio.subprocess.DEVNULL, env=env)
         self._procs[org] = proc
@@ -190,6 +239,34 @@ class Federation:
             proc.kill()
             raise FedragError(f"organization {org} did not become ready within {timeout:.0f} s") from None
         self._pumps.append(asyncio.create_task(self._pump(proc)))
+        if self.restart:
+            self._watchers[org] = asyncio.create_task(self._watch(org, proc, timeout))
+
+    async def _watch(self, org: str, proc: asyncio.subprocess.Process, timeout: float) -> None:
+        """Restarts ``org`` whenever its process dies, with backoff, until the federation stops."""
+        wait, longest = RESTART_BACKOFF_S
+        while True:
+            started = time.monotonic()
+            code = await proc.wait()
+            if self._stopping or self._procs.get(org) is not proc:
+                return
+            if time.monotonic() - started >= STABLE_AFTER_S:
+                wait = RESTART_BACKOFF_S[0]
+            print(f"  organization {org} exited with code {code}; restarting it in {wait:.0f} s",
+                  file=sys.stderr, flush=True)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, longest)
+            if self._stopping:
+                return
+            try:
+                self._watchers.pop(org, None)  # _spawn installs a new watcher on success
+                await self._spawn(org, timeout)
+            except FedragError as exc:
+                print(f"  organization {org} could not be restarted: {exc}", file=sys.stderr, flush=True)
+                continue
+            self.restarts[org] = self.restarts.get(org, 0) + 1
+            print(f"  organization {org} restarted and serving", file=sys.stderr, flush=True)
+            return
 
     async def _await_ready(self, org: str, proc: asyncio.subprocess.Process) -> None:
         while True:
@@ -211,16 +288,42 @@ class Federation:
             sys.stderr.write(line.decode())
 
 
+async def _terminate(proc: asyncio.subprocess.Process, timeout: float = 15.0) -> None:
+    """SIGTERM, then SIGKILL after ``timeout``."""
+    if proc.returncode is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), timeout)
+        except ProcessLookupError:
+            pass
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
 async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = True) -> None:
     """Runs one organization until SIGINT/SIGTERM (the body of ``fedrag org``)."""
     if org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
-    nc = await connect(url, f"fedrag-org-{org}")
-    nodes = await start_org(spec, org, nc, verbose=verbose)
+    die_with_parent()
+    nodes = await build_org(spec, org, verbose=verbose)
+    link = Link(url, f"fedrag-org-{org}", on_connect=lambda nc: start_nodes(nodes, nc))
+    await link.open()
     print(f"{READY} org={org} subjects={','.join(node.subject for node in nodes)}", flush=True)
     await wait_for_signal()
     await stop_nodes(nodes)
-    await nc.drain()
+    await link.close()
+
+
+async def serve_gateway(spec: FederationSpec, url: str) -> None:
+    """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``)."""
+    gateway = make_gateway(spec)
+    link = Link(url, "fedrag-gateway", on_connect=gateway.start)
+    await link.open()
+    print(f"gateway serving fed.ask for {', '.join(spec.orgs)}", flush=True)
+    await wait_for_signal()
+    await gateway.stop()
+    await link.close()
 
 
 async def wait_for_signal() -> None:

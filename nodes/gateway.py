@@ -18,49 +18,59 @@ from collections.abc import Callable
 from bus import codec
 from bus import headers as h
 from bus.budget import Budget
+from bus.errors import ExpiredError
 from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._service import NodeService
 from nodes.merge import merge
-from nodes.names import applied_filter, detect_names, name_filters
+from nodes.names import applied_filter, name_filters
+from policies.gate import Gate
+
+#: The embedder and the name detector read at most this much of a question (the model reads 256
+#: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
+MAX_ANALYZED_CHARS = 2_000
+#: Questions longer than this take the long lane: one at a time, so a burst of them queues (and
+#: expires at its deadline) instead of starving short questions.
+SHORT_QUESTION_CHARS = 600
 
 
 class Gateway(NodeService):
     """Answers :class:`~bus.messages.AskRequest` messages for the organizations ``orgs``."""
 
     role = "gateway"
+    request_model = AskRequest
 
     def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = 50,
-                 default_budget_ms: float = 2000.0, use_spacy: bool = True) -> None:
-        super().__init__("", ASK, default_budget_ms)
+                 default_budget_ms: float = 2000.0, use_spacy: bool = True, leaves: dict[str, int] | None = None,
+                 gate: Gate | None = None) -> None:
+        super().__init__("", ASK, default_budget_ms, gate)
         self.orgs = list(orgs)
         self.k = k
         self.fetch_k = fetch_k
         self.use_spacy = use_spacy
+        self.max_leaves = {query_subject(org): n for org, n in (leaves or {}).items()}
         self._embedder_factory = embedder_factory
         self.embedder = None
+        self._long_lane = asyncio.Semaphore(1)
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "children": ",".join(self.orgs)}
 
     async def start(self, nc) -> None:
-        loop = asyncio.get_running_loop()
-        # Load the model (and spaCy) before serving, so the first question does not pay for it.
-        self.embedder = await loop.run_in_executor(None, self._embedder_factory)
-        await loop.run_in_executor(None, detect_names, "warm up Mr. John Smith", self.use_spacy)
+        if self.embedder is None:
+            loop = asyncio.get_running_loop()
+            # Load the model (and spaCy) before serving, so the first question does not pay for it.
+            self.embedder = await loop.run_in_executor(None, self._embedder_factory)
+            await loop.run_in_executor(None, name_filters, "warm up Mr. John Smith", self.use_spacy)
         await super().start(nc)
 
-    async def handle(self, request, budget: Budget) -> None:
-        ask = codec.decode(request.data, AskRequest)
+    async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
         if ask.deadline_ms is not None:
             budget = Budget.start(ask.deadline_ms)
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
-        reply_headers = {h.TRACE: trace}
-        loop = asyncio.get_running_loop()
         started = time.monotonic()
-        vector = await loop.run_in_executor(None, self.embedder.embed_one, ask.question)
-        filters = await loop.run_in_executor(None, name_filters, ask.question, self.use_spacy)
+        vector, filters = await self._analyze(ask.question, budget)
         k = ask.k or self.k
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
@@ -69,13 +79,13 @@ class Gateway(NodeService):
         async def stream(outcome: ChildOutcome) -> None:
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,
                               result=outcome.result)
-            await request.respond(codec.encode(event), headers={h.KIND: "org_result", **reply_headers})
+            await self.respond(request, event, "org_result", trace)
 
         outcomes = await scatter_gather(
             self.nc, [query_subject(org) for org in self.orgs], codec.encode(query),
             budget_ms=budget.for_children(),
             headers={h.KIND: "query", **h.forwardable(request.headers), h.TRACE: trace},
-            on_outcome=stream,
+            on_outcome=stream, max_leaves=self.max_leaves,
         )
         result = merge(outcomes, k, ASK, (time.monotonic() - started) * 1000.0, collapse=ask.collapse)
         answer = Answer(**dict(result), question=ask.question, trace=trace,
@@ -87,7 +97,32 @@ class Gateway(NodeService):
             answer.hits = []
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
-        await request.respond(codec.encode(answer), headers={h.KIND: "final", **reply_headers})
+        await self.respond(request, answer, "final", trace)
+
+    async def _analyze(self, question: str, budget: Budget):
+        """Embeds the question and finds its names, within the budget and the CPU's fair share."""
+        text = question[:MAX_ANALYZED_CHARS]
+        loop = asyncio.get_running_loop()
+        if len(question) <= SHORT_QUESTION_CHARS:
+            return await self._embed_and_name(loop, text, budget)
+        try:
+            await asyncio.wait_for(self._long_lane.acquire(), max(budget.remaining_ms(), 0.0) / 1000.0)
+        except asyncio.TimeoutError:
+            self.counters["expired.queued"] += 1
+            raise ExpiredError("the deadline passed while the question waited for the long-question lane") from None
+        try:
+            return await self._embed_and_name(loop, text, budget)
+        finally:
+            self._long_lane.release()
+
+    async def _embed_and_name(self, loop, text: str, budget: Budget):
+        if budget.expired:
+            raise ExpiredError("the deadline passed before the question could be embedded")
+        vector = await loop.run_in_executor(None, self.embedder.embed_one, text)
+        filters = await loop.run_in_executor(None, name_filters, text, self.use_spacy)
+        if budget.expired:
+            raise ExpiredError("the deadline passed while the question was being embedded")
+        return vector, filters
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:

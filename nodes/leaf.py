@@ -13,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bus import codec
 from bus.budget import Budget
-from bus.errors import ExpiredError, ModelMismatchError
+from bus.errors import ModelMismatchError
 from bus.messages import MAX_FETCH_K, Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import org_of, query_subject
 from nodes._service import NodeService
 from nodes.index import TOLERANCE
 from nodes.merge import Candidates, digest, search_complete
 from nodes.store import LeafStore, Passage
-from policies.gate import AllowAll, Gate
+from policies.gate import Gate
 
 
 class Leaf(NodeService):
@@ -30,19 +29,17 @@ class Leaf(NodeService):
 
     role = "leaf"
 
+    request_model = Query
+
     def __init__(self, path: str, store: LeafStore, *, gate: Gate | None = None,
                  default_budget_ms: float = 2000.0) -> None:
-        super().__init__(path, query_subject(path), default_budget_ms)
+        super().__init__(path, query_subject(path), default_budget_ms, gate)
         self.store = store
-        self.gate = gate or AllowAll()
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "passages": str(len(self.store)), "model": self.store.fingerprint}
 
-    async def handle(self, request, budget: Budget) -> SearchResult:
-        query = codec.decode(request.data, Query)
-        if budget.expired:
-            raise ExpiredError(f"request reached {self.path} with no budget left ({budget.total_ms:.0f} ms)")
+    async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         if query.model != self.store.fingerprint:
             raise ModelMismatchError(
                 f"query embedded with {query.model!r} but {self.path} indexes with {self.store.fingerprint!r}; "
@@ -50,10 +47,9 @@ class Leaf(NodeService):
         if len(query.vector()) != self.store.index.dim:
             raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
                                      f"{self.path} expects {self.store.index.dim}")
-        context = self.gate.check(request.headers or {}, self.path)
         started = time.monotonic()
         hits, known, filtered = await asyncio.get_running_loop().run_in_executor(
-            None, self.search, query, lambda passage: self.gate.visible(context, passage))
+            None, self.search, query, lambda passage: self.gate.visible(caller, passage))
         took = (time.monotonic() - started) * 1000.0
         self.counters["queries"] += 1
         self.counters["hits"] += len(hits)

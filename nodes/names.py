@@ -20,10 +20,14 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import threading
 
+from bus.errors import ValidationError
 from bus.messages import MAX_NAMES, Filters
 
 log = logging.getLogger(__name__)
+
+_SPACY_LOCK = threading.Lock()
 
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _FULL = rf"{_NAME}(?:\s+{_NAME}){{1,2}}"
@@ -49,12 +53,20 @@ def _clean(name: str) -> str | None:
     return " ".join(words) if len(words) >= 2 else None
 
 
+def _spacy_persons(nlp, question: str) -> list[str]:
+    # A memory zone frees the strings a question adds to spaCy's vocabulary when it ends, so a
+    # stream of questions full of new words does not grow the process; one question at a time,
+    # as a spaCy pipeline is not meant to be called from several threads at once.
+    with _SPACY_LOCK, nlp.memory_zone():
+        return [str(ent.text) for ent in nlp(question).ents if ent.label_ == "PERSON"]
+
+
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:
     """The patient names mentioned in ``question``, in order of appearance, without duplicates."""
     found: list[str] = []
     nlp = _spacy_model() if use_spacy else None
     if nlp is not None:
-        candidates = [ent.text for ent in nlp(question).ents if ent.label_ == "PERSON"]
+        candidates = _spacy_persons(nlp, question)
     else:
         candidates = [m.group(1) for rx in (_CUED, _POSSESSIVE) for m in rx.finditer(question)]
         candidates.sort(key=question.find)
@@ -113,8 +125,15 @@ def candidate_names(question: str) -> list[str]:
 
 
 def name_filters(question: str, use_spacy: bool = True) -> Filters:
-    """The names a query carries down: confident ones and candidates for the leaves to check."""
-    patients = detect_names(question, use_spacy)[:MAX_NAMES]
+    """The names a query carries down: confident ones and candidates for the leaves to check.
+
+    Raises:
+        ValidationError: the question names more people than a filter may hold (the names are not
+            repeated in the reason).
+    """
+    patients = detect_names(question, use_spacy)
+    if len(patients) > MAX_NAMES:
+        raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
     candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure]
     return Filters(patients=patients, candidates=candidates)

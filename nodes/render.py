@@ -49,11 +49,9 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> s
     return "\n".join(lines)
 
 
-def status_text(nodes: list[Node]) -> str:
-    """The live tree: one line per node instance, indented by depth, with its counters."""
-    if not nodes:
-        return "no fedrag nodes answered on this bus"
-    lines = []
+def status_text(nodes: list[Node], absent: dict[str, str] | None = None) -> str:
+    """The live tree: one line per node instance, indented by depth, with its counters; then what is missing."""
+    lines = [] if nodes else ["no fedrag nodes answered on this bus"]
     for node in nodes:
         depth = node.path.count(".") + (1 if node.path else 0)
         counters = ", ".join(f"{k}={v}" for k, v in sorted(node.counters.items()))
@@ -61,4 +59,6 @@ def status_text(nodes: list[Node]) -> str:
         lines.append(f"{'  ' * depth}{node.path or '(gateway)'} [{node.role}] {node.subject}"
                      f" requests={node.requests} errors={node.errors}{extra}"
                      f"{'  ' + counters if counters else ''}")
+    for subject, by in (absent or {}).items():
+        lines.append(f"MISSING {subject} (expected by {by})")
     return "\n".join(lines)

@@ -124,6 +124,10 @@ class FederationSpec(BaseModel):
         """Router path to its children's paths."""
         return {path: [f"{path}.{name}" for name in node.units] for path, node in self.nodes(org) if node.units}
 
+    def count_leaves(self, path: str) -> int:
+        """How many leaves the subtree at ``path`` holds (1 for a leaf)."""
+        return sum(1 for leaf in self.leaves() if leaf == path or leaf.startswith(path + "."))
+
     def leaf_folder(self, path: str) -> Path:
         """Where the leaf at ``path`` keeps its store."""
         return self.federation.state_dir / "leaves" / path

@@ -4,24 +4,25 @@ import asyncio
 import time
 
 import msgpack
+import pytest
 
 from bus import codec
 from bus import headers as h
 from bus.messages import Coverage, ErrorInfo, Hit, SearchResult
-from bus.scatter import scatter_gather
+from bus.scatter import reply_outcome, scatter_gather
 
 
-def result(score: float) -> bytes:
+def result(score: float, path: str) -> bytes:
     cov = Coverage()
     cov.count("successful")
-    hit = Hit(id=f"doc-{score}", org="o", path="o.l", score=score, text="t")
+    hit = Hit(id=f"doc-{score}", org=path.split(".")[0], path=path, score=score, text="t")
     return codec.encode(SearchResult(hits=[hit], coverage=cov))
 
 
 async def test_each_child_gets_its_status(nc):
     async def good(msg):
         assert float(msg.headers[h.BUDGET]) <= 400
-        await msg.respond(result(0.9))
+        await msg.respond(result(0.9, "good"))
 
     async def silent(msg):
         pass  # receives the request, never answers
@@ -57,10 +58,10 @@ async def test_each_child_gets_its_status(nc):
 async def test_outcomes_are_streamed_as_they_land(nc):
     async def slow(msg):
         await asyncio.sleep(0.2)
-        await msg.respond(result(0.5))
+        await msg.respond(result(0.5, "slow"))
 
     async def fast(msg):
-        await msg.respond(result(0.7))
+        await msg.respond(result(0.7, "fast"))
 
     async def slow_cb(msg):
         asyncio.ensure_future(slow(msg))  # callbacks of one subscription run one at a time
@@ -90,5 +91,34 @@ async def test_no_budget_means_no_request(nc):
     await nc.flush()
     outcomes = await scatter_gather(nc, ["fed.q.child"], msgpack.packb({}), budget_ms=0)
     await nc.flush()
-    assert outcomes[0].status == "timed_out"
+    assert outcomes[0].status == "expired" and outcomes[0].error.reason == "no budget left to ask it"
     assert received == []
+
+
+def _reply(path="org.unit", score=0.5, hit_path=None, total=1, successful=1, **extra):
+    hit = Hit(id="p1", org=(hit_path or path).split(".")[0], path=hit_path or path, score=score, text="t")
+    coverage = Coverage(total=total, successful=successful)
+    return SearchResult(hits=[hit], coverage=coverage, **extra)
+
+
+@pytest.mark.parametrize("reply, why", [
+    (_reply(score=float("nan")), "outside the cosine range"),
+    (_reply(score=1e9), "outside the cosine range"),
+    (_reply(hit_path="other.unit"), "outside org.unit's subtree"),
+    (_reply(hit_path="org.unit2"), "outside org.unit's subtree"),
+    (_reply(total=1000, successful=1000), "counts 1000 units where org.unit has 3"),
+    (_reply(total=2, successful=1), "do not add up"),
+    (_reply(nodes={"fed.q.other": {"status": "successful"}}), "reports on nodes outside"),
+    (_reply(names={"Ana Ruiz": ["other.leaf"]}), "places names at leaves outside"),
+])
+def test_a_reply_that_cannot_be_true_fails_and_loses_its_hits(reply, why):
+    outcome = reply_outcome("fed.q.org.unit", 1.0, codec.encode(reply), {}, max_leaves=3)
+    assert outcome.status == "failed" and outcome.result is None
+    assert outcome.error.type == "invalid_reply" and why in outcome.error.reason
+    assert outcome.coverage.failed == 1 and outcome.coverage.total == 1
+
+
+def test_a_true_reply_from_deeper_in_the_subtree_is_believed():
+    outcome = reply_outcome("fed.q.org", 1.0, codec.encode(_reply(path="org", hit_path="org.unit.x", total=3, successful=3)),
+                            {}, max_leaves=3)
+    assert outcome.status == "successful" and outcome.result.hits[0].path == "org.unit.x"

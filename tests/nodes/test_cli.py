@@ -80,9 +80,38 @@ def test_errors_are_one_clear_line(tmp_path):
     assert missing.returncode == 2 and "cannot read federation spec" in missing.stderr
 
 
-def test_up_runs_a_spec_with_its_own_broker(demo_dir):
+def descendants(pid: int) -> dict[int, str]:
+    """Every live process below ``pid``, with its command line."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found, todo = {}, [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            try:
+                found[child] = open(f"/proc/{child}/cmdline").read().replace("\0", " ")
+            except OSError:
+                continue
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_up_restarts_a_dead_organization_and_leaves_nothing_behind(demo_dir):
     proc = subprocess.Popen([*FEDRAG, "up", str(demo_dir / "demo.toml")], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         line = ""
         deadline = time.monotonic() + 240
@@ -93,9 +122,58 @@ def test_up_runs_a_spec_with_its_own_broker(demo_dir):
         asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json")
         assert asked.returncode == 0, asked.stderr
         assert json.loads(asked.stdout)["coverage"]["successful"] == 10
+
+        family = descendants(proc.pid)
+        victim = next(pid for pid, cmd in family.items() if "--org hospital_c" in cmd)
+        assert any("nats-server" in cmd for cmd in family.values()) and len(family) >= 4
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            status = run("status", "--nats", url, "--spec", str(demo_dir / "demo.toml"))
+            if status.returncode == 0:
+                break
+            assert "MISSING fed.q.hospital_c" in status.stdout
+            time.sleep(1)
+        assert status.returncode == 0, "hospital_c was restarted and serves again"
+        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json")
+        assert json.loads(asked.stdout)["coverage"]["successful"] == 10
+        family = descendants(proc.pid)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
-        assert proc.wait(30) == 0
+        code = proc.wait(60)
+    err = proc.stderr.read()
+    assert code == 0, err
+    assert "organization hospital_c exited with code -9; restarting it" in err
+    assert "organization hospital_c restarted and serving" in err and "Traceback" not in err
+    assert not [pid for pid in family if alive(pid)], "no process of the federation is left"
+
+
+async def test_status_names_what_is_missing(demo_federation, nats_server, demo_spec):
+    import asyncio
+
+    await demo_federation.stop_org("hospital_b")
+    done = await asyncio.to_thread(run, "status", "--nats", nats_server.url)
+    assert done.returncode == 1
+    assert "MISSING fed.q.hospital_b (expected by fed.ask)" in done.stdout
+    with_spec = await asyncio.to_thread(run, "status", "--nats", nats_server.url, "--spec", str(demo_spec.source), "--json")
+    assert with_spec.returncode == 1
+    assert set(json.loads(with_spec.stdout)["missing"]) == {"fed.q.hospital_b", "fed.q.hospital_b.admissions",
+                                                            "fed.q.hospital_b.medicine", "fed.q.hospital_b.cardiology"}
+
+
+async def test_output_to_a_closed_pipe_ends_quietly(demo_federation, nats_server):
+    import asyncio
+
+    def ask_into_closed_pipe():
+        proc = subprocess.Popen([*FEDRAG, "ask", "Which patients had a stroke?", "--nats", nats_server.url, "--k", "50"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.readline()
+        proc.stdout.close()  # like `| head -1`
+        return proc.wait(120), proc.stderr.read().decode()
+
+    code, err = await asyncio.to_thread(ask_into_closed_pipe)
+    assert err.strip() == "", err
+    assert code == 141
 
 
 def _bad_files(tmp_path):

@@ -190,7 +190,7 @@ async def test_wrong_model_and_expired_budget_are_refused(demo_federation, nc, e
     good = Query.with_vector(vector, question="chest pain", model=embedder.fingerprint)
     reply = await nc.request(query_subject("hospital_b"), codec.encode(good), timeout=2, headers={h.BUDGET: "0"})
     assert codec.decode(reply.data, ErrorInfo).type == "expired"
-    short = Query.with_vector(np.ones(10, dtype=np.float32), question="x", model=embedder.fingerprint)
+    short = Query.with_vector(np.ones(10, dtype=np.float32) / np.sqrt(10), question="x", model=embedder.fingerprint)
     reply = await nc.request(query_subject("hospital_b.cardiology"), codec.encode(short), timeout=2)
     assert codec.decode(reply.data, ErrorInfo).type == "model_mismatch"
 
