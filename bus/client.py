@@ -42,14 +42,15 @@ class AskError(FedragError):
 
 
 async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
-              on_event: Callable[[OrgResult], Awaitable[None] | None] | None = None) -> Answer:
+              on_event: Callable[[OrgResult], Awaitable[None] | None] | None = None, subject: str = ASK) -> Answer:
     """Asks the federation's gateway and returns its final answer.
 
     Args:
         nc: a connected client.
         request: the question and its options.
-        headers: extra headers (e.g. ``Authorization``).
+        headers: extra headers (e.g. ``Authorization`` and the proof).
         on_event: called with each organization's result as it lands.
+        subject: the gateway to ask (``fed.ask``, or an organization's own ``fed.ask.<org>``).
 
     Raises:
         BrokerError: no gateway is serving ``fed.ask``, or it did not answer in time.
@@ -60,7 +61,7 @@ async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None
     wait_ms = (request.deadline_ms or DEFAULT_WAIT_MS) + SLACK_MS
     deadline = time.monotonic() + wait_ms / 1000.0
     try:
-        await nc.publish(ASK, codec.encode(request), reply=inbox,
+        await nc.publish(subject, codec.encode(request), reply=inbox,
                          headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
         while True:
             remaining = deadline - time.monotonic()
@@ -70,7 +71,7 @@ async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None
                 raise BrokerError(f"the gateway did not answer within {wait_ms:.0f} ms") from None
             msg_headers = msg.headers or {}
             if msg_headers.get("Status") == "503":
-                raise BrokerError("no gateway is serving fed.ask (is the federation running?)")
+                raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
             kind = msg_headers.get(h.KIND)
             if kind == "org_result":
                 if on_event is not None:

@@ -21,6 +21,8 @@ TRACE = "Fed-Trace"
 KIND = "Fed-Kind"
 #: The caller's credentials, ``Bearer <token>``; forwarded unchanged, verified by every node.
 AUTHORIZATION = "Authorization"
+#: The caller's proof that the token is used for this question (see ``policies.proof``); forwarded with it.
+PROOF = "Fed-Proof"
 
 #: At most this many headers on one message.
 MAX_HEADERS = 32
@@ -71,9 +73,9 @@ def check(headers: dict[str, str] | None) -> dict[str, str]:
 
 
 def forwardable(headers: dict[str, str] | None) -> dict[str, str]:
-    """The headers a node passes on to its children (trace and credentials), from checked headers."""
+    """The headers a node passes on to its children (trace, credentials and proof), from checked headers."""
     headers = headers or {}
-    return {name: headers[name] for name in (TRACE, AUTHORIZATION) if name in headers}
+    return {name: headers[name] for name in (TRACE, AUTHORIZATION, PROOF) if name in headers}
 
 
 def size(headers: dict[str, str]) -> int:

@@ -13,7 +13,10 @@ Every request goes through the same prologue, whatever the node kind, before any
 3. its budget is read (:class:`bus.budget.Budget`);
 4. its body is decoded and validated as the node's :attr:`NodeService.request_model`;
 5. a request that arrives with no budget left is refused as ``expired``;
-6. the node's gate decides whether the caller may use it (:mod:`policies.gate`).
+6. the node's gate verifies the caller and decides whether they may use it (:mod:`policies.gate`);
+7. the node may refuse to answer to the request's reply subject for that caller
+   (:meth:`NodeService.may_answer`: the gateway answers a signed-in person only on their own inbox);
+   such a request is dropped and counted.
 
 Then :meth:`NodeService.handle` runs. Every request that passed step 1 is answered: with the
 node's reply, or with an :class:`~bus.messages.ErrorInfo` error reply whose ``type`` says what
@@ -134,7 +137,10 @@ class NodeService:
             message = codec.decode(request.data, self.request_model)
             if budget.expired:
                 raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
-            caller = self.gate.check(headers, self.path)
+            caller = await self.gate.check(headers, message.question, self.path, trace)
+            if not self.may_answer(request, caller):
+                self._drop("reply_not_asker")
+                return
             reply = await self.handle(request, message, budget, caller)
             if reply is not None:
                 await self.respond(request, reply, "result", trace)
@@ -145,6 +151,10 @@ class NodeService:
         except Exception as exc:  # a bug must still produce an answer, not silence
             log.exception("%s %s: internal error", self.role, self.path)
             await self.reply_error(request, "internal", f"{type(exc).__name__}: {exc}", trace)
+
+    def may_answer(self, request: Request, caller: Any) -> bool:
+        """Whether the request's reply subject may receive an answer for ``caller`` (every inbox, here)."""
+        return True
 
     async def respond(self, request: Request, model: pydantic.BaseModel, kind: str, trace: str) -> None:
         """Sends one reply message to ``request``'s inbox, within the broker's maximum payload.

@@ -5,12 +5,15 @@ Commands::
     fedrag demo [--serve]              broker + demo federation; ask a sample question (or keep serving)
     fedrag up SPEC [--nats URL]        run a federation from its spec (one process per organization)
     fedrag org SPEC --org NAME         run one organization's nodes (what each site runs)
-    fedrag gateway SPEC                run the gateway on fed.ask
-    fedrag ask "QUESTION" [--json]     ask a running federation
+    fedrag gateway SPEC [--org NAME]   run the federation's gateway on fed.ask, or an organization's own
+    fedrag login USER --spec SPEC      development sign-in: a token and proof key for a spec's user
+    fedrag ask "QUESTION" [--json]     ask a running federation (--as USER or --token FILE)
     fedrag status                      the live tree of nodes with their counters
     fedrag compare SPEC                federated top-k against a centralized index, per question
+    fedrag explain SPEC                the access matrix from the spec's policies, or why one user may not
 
-``--nats`` defaults to ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``.
+``--nats`` defaults to ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``; ``--spec`` (for ``--as``)
+to ``$FEDRAG_SPEC``.
 """
 
 from __future__ import annotations
@@ -26,29 +29,82 @@ from pathlib import Path
 
 import numpy as np
 
+from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest
 from bus.server import NatsServer
-from bus.subjects import query_subject
+from bus.subjects import ASK, query_subject
 from nodes import render
-from bus.client import ask, discover, missing
-from nodes.federation import Federation, serve_gateway, serve_org, wait_for_signal
+from nodes.federation import Federation, make_access, serve_gateway, serve_org, wait_for_signal
 from nodes.spec import FederationSpec
+from policies import broker
+from policies.access import Credentials, issuer
+from policies.explain import access as reach
+from policies.explain import explain, matrix_text
 
 DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
+DEFAULT_SPEC = os.environ.get("FEDRAG_SPEC")
 
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _print_answer(nc, request: AskRequest, as_json: bool) -> int:
+def embedded_broker(spec: FederationSpec) -> NatsServer:
+    """The broker ``fedrag demo``/``fedrag up`` start: with per-organization users when the spec has identities."""
+    args = []
+    if spec.identity is not None:
+        people = {uid: issuer(user.org) for uid, user in spec.users.items()}
+        args = ["-c", str(broker.write_server_config(spec.federation.state_dir, list(spec.orgs), people))]
+    return NatsServer(store_dir=spec.federation.state_dir / "jetstream", extra_args=args)
+
+
+async def connect_as(url: str, name: str, creds: Credentials | None, timeout: float = 10.0):
+    """A client connection: as the person's own broker user and on their own inbox when signed in."""
+    if creds is None:
+        return await connect(url, name, timeout=timeout)
+    if creds.broker.get("user") and "@" in url:
+        scheme, rest = url.split("://", 1)
+        url = f"{scheme}://{rest.split('@', 1)[1]}"  # the person's own broker user, not the URL's
+    return await connect(url, name, timeout=timeout, **creds.connect_options())
+
+
+def sign_in(spec: FederationSpec, user: str) -> Credentials:
+    """Development sign-in of one of the spec's users.
+
+    Raises:
+        SpecError: the spec has no ``[identity]`` table or no such user.
+    """
+    access = make_access(spec)
+    if access is None:
+        raise SpecError(f"{spec.source} has no [identity] table: its federation is open, nobody signs in")
+    uid, found = spec.user(user)
+    try:
+        return access.sign_in(uid, found)
+    finally:
+        access.close()
+
+
+def credentials(args) -> Credentials | None:
+    """The caller's credentials from ``--token FILE`` or ``--as USER`` (with ``--spec``), or none."""
+    if getattr(args, "token", None):
+        return Credentials.load(Path(args.token))
+    if getattr(args, "as_user", None):
+        if not args.spec:
+            raise SpecError("--as USER needs the federation's spec: --spec SPEC (or FEDRAG_SPEC)")
+        return sign_in(FederationSpec.load(Path(args.spec)), args.as_user)
+    return None
+
+
+async def _print_answer(nc, request: AskRequest, as_json: bool, creds: Credentials | None = None,
+                        subject: str = ASK) -> int:
     async def show(event):
         if not as_json:
             print(render.org_line(event), flush=True)
 
-    answer = await ask(nc, request, on_event=show)
+    headers = creds.headers(request.question) if creds is not None else None
+    answer = await ask(nc, request, on_event=show, headers=headers, subject=subject)
     if as_json:
         print(answer.model_dump_json(indent=2))
     else:
@@ -57,26 +113,33 @@ async def _print_answer(nc, request: AskRequest, as_json: bool) -> int:
 
 
 async def cmd_demo(args) -> int:
-    from nodes.demo.federation import SAMPLE_QUESTION, prepare
+    from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, prepare
 
     folder = Path(args.state_dir).resolve()
     started = time.monotonic()
-    spec = FederationSpec.load(prepare(folder, seed=args.seed))
-    _say(f"demo federation in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves")
-    with NatsServer(store_dir=folder / "jetstream") as server:
-        _say(f"nats-server ready at {server.url}")
+    spec_path = prepare(folder, seed=args.seed)
+    spec = FederationSpec.load(spec_path)
+    _say(f"demo federation in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves, "
+         f"{len(spec.users)} users")
+    with embedded_broker(spec) as server:
+        _say(f"nats-server ready at {server.url} (one broker user per organization)")
         federation = Federation(spec, server.url, processes=not args.in_process)
         try:
             await federation.start()
             _say(f"federation ready in {time.monotonic() - started:.1f} s")
+            url = broker.client_url(server.url, spec.federation.state_dir)
             if args.serve:
-                print(f"NATS_URL={server.url}", flush=True)
-                _say("serving; ask with: fedrag ask \"...\" --nats " + server.url + "   (Ctrl-C stops)")
+                print(f"NATS_URL={url}", flush=True)
+                _say(f"serving; ask with: fedrag ask \"...\" --nats {url} --as {DEMO_USER} --spec {spec_path}"
+                     "   (Ctrl-C stops)")
                 await wait_for_signal()
                 return 0
-            nc = await connect(server.url, "fedrag-cli")
+            user = args.as_user or DEMO_USER
+            _say(f"asking as {user}")
+            creds = sign_in(spec, user)
+            nc = await connect_as(url, "fedrag-cli", creds)
             try:
-                return await _print_answer(nc, AskRequest(question=args.question or SAMPLE_QUESTION), args.json)
+                return await _print_answer(nc, AskRequest(question=args.question or SAMPLE_QUESTION), args.json, creds)
             finally:
                 await nc.drain()
         finally:
@@ -85,12 +148,12 @@ async def cmd_demo(args) -> int:
 
 async def cmd_up(args) -> int:
     spec = FederationSpec.load(Path(args.spec))
-    server = None if args.nats else NatsServer(store_dir=spec.federation.state_dir / "jetstream").start()
+    server = None if args.nats else embedded_broker(spec).start()
     url = args.nats or server.url
     federation = Federation(spec, url, processes=not args.in_process)
     try:
         await federation.start()
-        print(f"NATS_URL={url}", flush=True)
+        print(f"NATS_URL={broker.client_url(url, spec.federation.state_dir)}", flush=True)
         await wait_for_signal()
     finally:
         await federation.stop()
@@ -105,18 +168,50 @@ async def cmd_org(args) -> int:
 
 
 async def cmd_gateway(args) -> int:
-    await serve_gateway(FederationSpec.load(Path(args.spec)), args.nats)
+    await serve_gateway(FederationSpec.load(Path(args.spec)), args.nats, org=args.org)
+    return 0
+
+
+async def cmd_login(args) -> int:
+    spec = FederationSpec.load(Path(args.spec))
+    uid, _ = spec.user(args.user)
+    creds = sign_in(spec, args.user)
+    path = creds.save(Path(args.out) if args.out else spec.federation.state_dir / "tokens" / f"{uid}.token")
+    expires = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() + spec.identity.token_ttl_s))
+    print(f"signed in as {uid}; token {path} (proof key beside it), valid until {expires}")
     return 0
 
 
 async def cmd_ask(args) -> int:
     request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
                          allow_partial=not args.no_partial, min_coverage=args.min_coverage, collapse=not args.no_collapse)
-    nc = await connect(args.nats, "fedrag-cli", timeout=3.0)
+    creds = credentials(args)
+    nc = await connect_as(args.nats, "fedrag-cli", creds, timeout=3.0)
     try:
-        return await _print_answer(nc, request, args.json)
+        return await _print_answer(nc, request, args.json, creds, f"{ASK}.{args.via}" if args.via else ASK)
     finally:
         await nc.drain()
+
+
+async def cmd_explain(args) -> int:
+    from policies.tokens import Identity
+
+    spec = FederationSpec.load(Path(args.spec))
+    if not spec.users:
+        raise SpecError(f"{spec.source} defines no [users.*] to explain access for")
+    policies = spec.policies()
+    people = {uid: Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
+              for uid, u in spec.users.items()}
+    if args.user:
+        uid, _ = spec.user(args.user)
+        paths = [args.node] if args.node else list(policies)
+        for path in paths:
+            if path not in policies:
+                raise SpecError(f"no node {path!r} in {spec.source}")
+            print(explain(f"{uid} ({spec.users[uid].name})", people[uid], path, policies))
+        return 0
+    print(matrix_text(people, policies, {uid: u.name or uid for uid, u in spec.users.items()}))
+    return 0
 
 
 async def cmd_status(args) -> int:
@@ -140,12 +235,18 @@ async def cmd_compare(args) -> int:
     spec = FederationSpec.load(Path(args.spec))
     questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
     k = args.k or spec.federation.k
+    creds = credentials(args)
+    if creds is None and spec.identity is not None:
+        user = _sees_everything(spec)
+        _say(f"comparing as {user}, who may search every node")
+        creds = sign_in(spec, user)
     central = CentralIndex.from_spec(spec)
-    nc = await connect(args.nats, "fedrag-compare")
+    nc = await connect_as(args.nats, "fedrag-compare", creds)
     scores, identical = [], 0
     try:
         for question in questions:
-            answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True))
+            answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True),
+                               headers=creds.headers(question) if creds else None)
             # the central index is searched with the very vector and patient filter the gateway used
             expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), k, answer.patients)
             score = intersection(answer.hits, expected)
@@ -160,6 +261,18 @@ async def cmd_compare(args) -> int:
     print(f"mean intersection@{k} over {len(scores)} questions: {mean:.3f}; identical order and scores: "
           f"{identical}/{len(scores)}")
     return 0 if mean == 1.0 else 4
+
+
+def _sees_everything(spec: FederationSpec) -> str:
+    """A user every node of the spec admits (the centralized baseline has no policies to compare with)."""
+    from policies.tokens import Identity
+
+    policies = spec.policies()
+    for uid, u in spec.users.items():
+        attributes = Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
+        if all(reach(attributes, path, policies).allowed and not policies[path].documents for path in policies):
+            return uid
+    raise SpecError(f"no user of {spec.source} may search every node; compare with --as USER to compare what one sees")
 
 
 def read_questions(path: Path) -> list[str]:
@@ -203,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question", help="ask this instead of the sample question")
     p.add_argument("--in-process", action="store_true", help="run every organization in this process")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.add_argument("--as", dest="as_user", help="ask as this demo user (default A.phys.neur, who sees everything)")
     p.set_defaults(run=cmd_demo)
 
     p = sub.add_parser("up", help="run a federation from its spec")
@@ -218,10 +332,23 @@ def build_parser() -> argparse.ArgumentParser:
     nats_option(p)
     p.set_defaults(run=cmd_org)
 
-    p = sub.add_parser("gateway", help="run the gateway on fed.ask")
+    p = sub.add_parser("gateway", help="run the federation's gateway on fed.ask, or an organization's own")
     p.add_argument("spec")
+    p.add_argument("--org", help="run this organization's gateway, on fed.ask.ORG, for its users only")
     nats_option(p)
     p.set_defaults(run=cmd_gateway)
+
+    p = sub.add_parser("login", help="development sign-in: write a token and its proof key for a spec's user")
+    p.add_argument("user", help="a user id (U2) or name (A.phys) from the spec's [users] tables")
+    p.add_argument("--spec", default=DEFAULT_SPEC, required=DEFAULT_SPEC is None)
+    p.add_argument("--out", help="token file (default <state_dir>/tokens/<user>.token; the key goes beside it)")
+    p.set_defaults(run=cmd_login)
+
+    def identity_options(p):
+        who = p.add_mutually_exclusive_group()
+        who.add_argument("--as", dest="as_user", metavar="USER", help="sign in as this user of --spec first")
+        who.add_argument("--token", metavar="FILE", help="a token written by fedrag login (its .key beside it)")
+        p.add_argument("--spec", default=DEFAULT_SPEC, help="the federation spec (for --as)")
 
     p = sub.add_parser("ask", help="ask a running federation")
     p.add_argument("question")
@@ -233,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-partial", action="store_true", help="fail unless every unit answers")
     p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this share of units answering")
     p.add_argument("--no-collapse", action="store_true", help="show every copy of copied-forward text")
+    p.add_argument("--via", metavar="ORG", help="ask through this organization's own gateway (fed.ask.ORG)")
+    identity_options(p)
     p.set_defaults(run=cmd_ask)
 
     p = sub.add_parser("status", help="show the live federation; exits 1 if a node is missing")
@@ -248,7 +377,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--questions", help="a JSON list of questions, or a text file with one a line "
                    "(default: corpus/questions.json beside the spec)")
     p.add_argument("--k", type=int)
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--as", dest="as_user", metavar="USER", help="compare what this user gets (default: a user "
+                     "every node admits)")
+    who.add_argument("--token", metavar="FILE")
     p.set_defaults(run=cmd_compare)
+
+    p = sub.add_parser("explain", help="the access matrix from the spec's policies, or why a user may or may not")
+    p.add_argument("spec")
+    p.add_argument("--user", help="explain for this user (id or name)")
+    p.add_argument("--node", help="... at this node path only")
+    p.set_defaults(run=cmd_explain)
     return parser
 
 

@@ -37,6 +37,9 @@ from nodes.leaf import Leaf
 from nodes.router import Router
 from nodes.spec import FederationSpec
 from nodes.store import LeafStore
+from policies import broker, keys
+from policies.abac import NodePolicy, Policy
+from policies.access import Access
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +62,16 @@ def progress_printer(path: str) -> Callable[[int, int], None]:
     return report
 
 
+def make_access(spec: FederationSpec) -> Access | None:
+    """This process's identities and policies, or ``None`` for an open federation (no ``[identity]``)."""
+    if spec.identity is None:
+        return None
+    return Access(spec.identity, federation=spec.federation.name, orgs=list(spec.orgs),
+                  state_dir=spec.federation.state_dir)
+
+
 async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
-                    verbose: bool = True) -> list[NodeService]:
+                    verbose: bool = True, access: Access | None = None) -> list[NodeService]:
     """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet).
 
     A leaf whose data file is missing or malformed is reported on stderr and left out; the rest
@@ -70,11 +81,17 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
     fingerprint = emb.fingerprint()
     deadline = spec.federation.deadline_ms
     nodes: list[NodeService] = []
-    for path, data in spec.leaves(org).items():
+    for path, node in spec.nodes(org):
+        gate = access.gate(org, node.policy()) if access is not None else None
+        if node.units:
+            children = [f"{path}.{name}" for name in node.units]
+            nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate,
+                                leaves={child: spec.count_leaves(child) for child in children}))
+            continue
         progress = progress_printer(path) if verbose else None
         try:
             store, built = await loop.run_in_executor(
-                None, LeafStore.open, spec.leaf_folder(path), data, embedder_factory, fingerprint, progress)
+                None, LeafStore.open, spec.leaf_folder(path), node.data, embedder_factory, fingerprint, progress)
         except StoreError as exc:
             # One bad data file must not take its organization down: the leaf stays away from the
             # bus, so every query reports it ``unavailable`` until its data is fixed.
@@ -84,11 +101,19 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
         if verbose:
             print(f"  {path}: {len(store)} passages ({'built' if built else 'reused saved index'})",
                   file=sys.stderr, flush=True)
-        nodes.append(Leaf(path, store, default_budget_ms=deadline))
-    for path, children in spec.routers(org).items():
-        nodes.append(Router(path, children, default_budget_ms=deadline,
-                            leaves={child: spec.count_leaves(child) for child in children}))
+        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate))
     return nodes
+
+
+def serving(nodes: list[NodeService], org: str | None = None, access: Access | None = None):
+    """What a process does on each new connection: publish its keys, learn where others' are, start its nodes."""
+    async def on_connect(nc: Client) -> None:
+        if access is not None:
+            access.fetch_keys_with(lambda other: keys.fetch(nc, other))
+            if org is not None:
+                await keys.serve(nc, org, keys.public_jwks(keys.org_key(access.state_dir, org)))
+        await start_nodes(nodes, nc)
+    return on_connect
 
 
 async def start_nodes(nodes: list[NodeService], nc: Client) -> None:
@@ -98,11 +123,22 @@ async def start_nodes(nodes: list[NodeService], nc: Client) -> None:
     await wait_until_serving(nc, [node.subject for node in nodes])
 
 
-def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared) -> Gateway:
-    """The gateway for the spec's organizations, with its defaults."""
+def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared, *, access: Access | None = None,
+                 org: str | None = None) -> Gateway:
+    """The federation-wide gateway on ``fed.ask``, or ``org``'s own gateway on ``fed.ask.<org>`` (its users only)."""
     settings = spec.federation
+    gate = None
+    if access is not None:
+        policy = NodePolicy(gate=[Policy(name=f"{org}-users", require={"org": [org]})]) if org else NodePolicy()
+        gate = access.gate(org or "gateway", policy)
     return Gateway(list(spec.orgs), embedder_factory, k=settings.k, fetch_k=settings.fetch_k,
-                   default_budget_ms=settings.deadline_ms, leaves={org: spec.count_leaves(org) for org in spec.orgs})
+                   default_budget_ms=settings.deadline_ms, leaves={o: spec.count_leaves(o) for o in spec.orgs},
+                   gate=gate, subject=f"{ASK}.{org}" if org else ASK)
+
+
+def broker_options(spec: FederationSpec, user: str) -> dict:
+    """How ``user`` connects: its broker credentials from this site's state directory, if there are any."""
+    return broker.connect_options(spec.federation.state_dir, user)
 
 
 async def stop_nodes(nodes: list[NodeService]) -> None:
@@ -146,6 +182,7 @@ class Federation:
         self.restart = restart
         self.embedder_factory = embedder_factory
         self.gateway: Gateway | None = None
+        self.access = make_access(spec)
         self._links: dict[str, Link] = {}
         self._nodes: dict[str, list[NodeService]] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
@@ -168,16 +205,19 @@ class Federation:
         else:
             for org in self.spec.orgs:
                 await self.start_org(org)
-        self.gateway = make_gateway(self.spec, self.embedder_factory)
-        link = Link(self.url, "fedrag-gateway", on_connect=self.gateway.start)
+        self.gateway = make_gateway(self.spec, self.embedder_factory, access=self.access)
+        link = Link(self.url, "fedrag-gateway", on_connect=serving([self.gateway], access=self.access),
+                    **broker_options(self.spec, broker.GATEWAY))
         self._links["<gateway>"] = link
         nc = await link.open()
         await wait_until_serving(nc, [ASK, *(s for subjects in self.serving.values() for s in subjects)])
 
     async def start_org(self, org: str) -> None:
         """Starts one organization in this process (in-process mode, or to restart it in tests)."""
-        nodes = await build_org(self.spec, org, embedder_factory=self.embedder_factory, verbose=self.verbose)
-        link = Link(self.url, f"fedrag-org-{org}", on_connect=lambda nc: start_nodes(nodes, nc))
+        nodes = await build_org(self.spec, org, embedder_factory=self.embedder_factory, verbose=self.verbose,
+                                access=self.access)
+        link = Link(self.url, f"fedrag-org-{org}", on_connect=serving(nodes, org, self.access),
+                    **broker_options(self.spec, broker.org_user(org)))
         await link.open()
         self._links[org], self._nodes[org] = link, nodes
         self.serving[org] = [node.subject for node in nodes]
@@ -221,6 +261,8 @@ class Federation:
                     proc.kill()
             for task in [*self._watchers.values(), *self._pumps]:
                 task.cancel()
+            if self.access is not None:
+                self.access.close()
 
     async def _spawn(self, org: str, timeout: float) -> None:
         args = [sys.executable, "-m", "nodes.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
@@ -306,8 +348,10 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
     if org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
     die_with_parent()
-    nodes = await build_org(spec, org, verbose=verbose)
-    link = Link(url, f"fedrag-org-{org}", on_connect=lambda nc: start_nodes(nodes, nc))
+    access = make_access(spec)
+    nodes = await build_org(spec, org, verbose=verbose, access=access)
+    link = Link(url, f"fedrag-org-{org}", on_connect=serving(nodes, org, access),
+                **broker_options(spec, broker.org_user(org)))
     await link.open()
     print(f"{READY} org={org} subjects={','.join(node.subject for node in nodes)}", flush=True)
     await wait_for_signal()
@@ -315,12 +359,16 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
     await link.close()
 
 
-async def serve_gateway(spec: FederationSpec, url: str) -> None:
-    """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``)."""
-    gateway = make_gateway(spec)
-    link = Link(url, "fedrag-gateway", on_connect=gateway.start)
+async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None) -> None:
+    """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``): ``org``'s own, or the federation-wide one."""
+    if org is not None and org not in spec.orgs:
+        raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
+    access = make_access(spec)
+    gateway = make_gateway(spec, access=access, org=org)
+    link = Link(url, f"fedrag-gateway{'-' + org if org else ''}", on_connect=serving([gateway], access=access),
+                **broker_options(spec, broker.gateway_user(org) if org else broker.GATEWAY))
     await link.open()
-    print(f"gateway serving fed.ask for {', '.join(spec.orgs)}", flush=True)
+    print(f"gateway serving {gateway.subject} for {', '.join(spec.orgs)}", flush=True)
     await wait_for_signal()
     await gateway.stop()
     await link.close()

@@ -25,7 +25,9 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._service import NodeService
 from nodes.merge import merge
 from nodes.names import applied_filter, name_filters
+from policies.broker import user_inbox
 from policies.gate import Gate
+from policies.tokens import ANONYMOUS
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
@@ -43,8 +45,8 @@ class Gateway(NodeService):
 
     def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = 50,
                  default_budget_ms: float = 2000.0, use_spacy: bool = True, leaves: dict[str, int] | None = None,
-                 gate: Gate | None = None) -> None:
-        super().__init__("", ASK, default_budget_ms, gate)
+                 gate: Gate | None = None, subject: str = ASK) -> None:
+        super().__init__("", subject, default_budget_ms, gate)
         self.orgs = list(orgs)
         self.k = k
         self.fetch_k = fetch_k
@@ -56,6 +58,12 @@ class Gateway(NodeService):
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "children": ",".join(self.orgs)}
+
+    def may_answer(self, request, caller) -> bool:
+        """A signed-in person is answered only on their own inbox, so nobody can direct answers elsewhere."""
+        if caller is ANONYMOUS:
+            return True
+        return request._msg.reply.startswith(user_inbox(caller.iss, caller.sub) + ".")
 
     async def start(self, nc) -> None:
         if self.embedder is None:
@@ -87,7 +95,7 @@ class Gateway(NodeService):
             headers={h.KIND: "query", **h.forwardable(request.headers), h.TRACE: trace},
             on_outcome=stream, max_leaves=self.max_leaves,
         )
-        result = merge(outcomes, k, ASK, (time.monotonic() - started) * 1000.0, collapse=ask.collapse)
+        result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=ask.collapse)
         answer = Answer(**dict(result), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None)

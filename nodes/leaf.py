@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ModelMismatchError
 from bus.messages import MAX_FETCH_K, Coverage, Hit, NodeReport, Query, SearchResult
@@ -48,8 +49,16 @@ class Leaf(NodeService):
             raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
                                      f"{self.path} expects {self.store.index.dim}")
         started = time.monotonic()
-        hits, known, filtered = await asyncio.get_running_loop().run_in_executor(
-            None, self.search, query, lambda passage: self.gate.visible(caller, passage))
+        hidden = 0
+
+        def visible(passage: Passage) -> bool:
+            nonlocal hidden
+            seen = self.gate.visible(caller, passage.metadata)
+            hidden += not seen
+            return seen
+
+        hits, known, filtered = await asyncio.get_running_loop().run_in_executor(None, self.search, query, visible)
+        self.gate.hidden(caller, self.path, (request.headers or {}).get(h.TRACE, ""), hidden)
         took = (time.monotonic() - started) * 1000.0
         self.counters["queries"] += 1
         self.counters["hits"] += len(hits)

@@ -17,6 +17,22 @@ Example::
 
 A node with ``data`` is a leaf; a node with ``units`` is a router over them; a node must have
 exactly one of the two. Relative paths are relative to the spec file.
+
+Identities and access are optional: an ``[identity]`` table, ``[users.<id>]`` tables for development
+sign-in (:mod:`policies.access`), and on any node ``gate = [...]``, ``default`` and, on leaves,
+``documents = [...]`` (:mod:`policies.abac`)::
+
+    [identity]
+    audience = "fedrag:demo"
+
+    [users.U2]
+    name = "A.phys"
+    org = "hospital_a"
+    role = "physician"
+    dept = "medicine"
+
+    [orgs.hospital_a]
+    gate = [{name = "a-and-b", require = {org = ["hospital_a", "hospital_b"]}}]
 """
 
 from __future__ import annotations
@@ -24,28 +40,45 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus.errors import SpecError
 from bus.subjects import validate_path
+from policies.abac import DocumentRule, NodePolicy, Policy
+from policies.access import IdentitySettings, UserSpec
 
 
 class NodeSpec(BaseModel):
-    """One node of the tree: a leaf (``data``) or a router (``units``)."""
+    """One node of the tree: a leaf (``data``) or a router (``units``), with its access policies.
+
+    ``gate`` (who may search this subtree), ``default`` and, at leaves, ``documents`` (who may see
+    which passages) are described in :mod:`policies.abac`; they take effect when the spec has an
+    ``[identity]`` table.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     label: str | None = None
     data: Path | None = None
     units: dict[str, "NodeSpec"] = Field(default_factory=dict)
+    gate: list[Policy] = Field(default_factory=list)
+    default: Literal["allow", "deny"] = "allow"
+    documents: list[DocumentRule] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _leaf_or_router(self) -> "NodeSpec":
         if (self.data is None) == (not self.units):
             raise ValueError("a node needs exactly one of 'data' (a leaf) or 'units' (a router)")
+        if self.units and self.documents:
+            raise ValueError("'documents' rules belong to leaves (nodes with 'data'), not routers")
         return self
+
+    def policy(self) -> NodePolicy:
+        """This node's policies, as its gate enforces them."""
+        return NodePolicy(gate=self.gate, default=self.default, documents=self.documents)
 
 
 class Settings(BaseModel):
@@ -61,13 +94,43 @@ class Settings(BaseModel):
 
 
 class FederationSpec(BaseModel):
-    """A whole federation: its settings and its organizations."""
+    """A whole federation: its settings, its organizations and, optionally, identities and users.
+
+    Without an ``[identity]`` table the federation is open: every node allows everyone (for tests
+    and a single trusted site). With one, every node verifies every caller's signed token and proof
+    and enforces its policies (:mod:`policies.access`).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     federation: Settings = Field(default_factory=Settings)
+    identity: IdentitySettings | None = None
+    users: dict[str, UserSpec] = Field(default_factory=dict)
     orgs: dict[str, NodeSpec] = Field(min_length=1)
     source: Path | None = Field(None, exclude=True)
+
+    @model_validator(mode="after")
+    def _users_belong_to_orgs(self) -> "FederationSpec":
+        for uid, user in self.users.items():
+            if user.org not in self.orgs:
+                raise ValueError(f"user {uid} belongs to {user.org!r}, which is not an organization here")
+        return self
+
+    def user(self, name: str) -> tuple[str, UserSpec]:
+        """A user by id (``U2``) or name (``A.phys``).
+
+        Raises:
+            SpecError: no such user; the message lists them.
+        """
+        for uid, user in self.users.items():
+            if name in (uid, user.name):
+                return uid, user
+        known = ", ".join(f"{uid} ({u.name})" if u.name else uid for uid, u in self.users.items()) or "none"
+        raise SpecError(f"no user {name!r} in {self.source} (users: {known})")
+
+    def policies(self) -> dict[str, NodePolicy]:
+        """Every node's policies, by path."""
+        return {path: node.policy() for path, node in self.nodes()}
 
     @classmethod
     def load(cls, path: Path) -> "FederationSpec":

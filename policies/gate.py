@@ -1,31 +1,105 @@
 """The two points where a node asks a policy: the gate and the per-passage check.
 
-Every router and leaf calls :meth:`Gate.check` before searching (may this caller search this
-subtree?) and every leaf calls :meth:`Gate.visible` for each candidate passage (may this caller see
-it?). Nodes get the caller's request headers, never attributes decided by another node: each node
-verifies the caller itself.
+Every node — gateway, router and leaf — calls :meth:`Gate.check` in its request prologue
+(:mod:`nodes._service`), with the raw request headers and the question, never with claims decided by
+another node: each node verifies the caller itself. Every leaf calls :meth:`Gate.visible` for each
+candidate passage and :meth:`Gate.hidden` once per query with how many it hid.
+
+* :class:`AllowAll` is an open federation's gate (no identities configured): everyone is the
+  anonymous caller and sees everything.
+* :class:`PolicyGate` verifies the token (:mod:`policies.tokens`) and the proof binding it to this
+  question (:mod:`policies.proof`), evaluates the node's policies (:mod:`policies.abac`) and writes
+  every decision to the organization's audit log (:mod:`policies.audit`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from bus import headers as h
+from bus.errors import DeniedError
+from policies import proof
+from policies.abac import NodePolicy
+from policies.audit import AuditLog
+from policies.tokens import ANONYMOUS, Identity, Verifier
+
 
 class Gate(Protocol):
     """What nodes require of a policy."""
 
-    def check(self, headers: dict[str, str], path: str) -> Any:
-        """Returns the caller's verified context, or raises :class:`bus.errors.DeniedError`."""
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Any:
+        """Returns the verified caller, or raises :class:`bus.errors.DeniedError` with the reason."""
 
-    def visible(self, context: Any, passage: Any) -> bool:
-        """Whether the caller (as returned by :meth:`check`) may see ``passage``."""
+    def visible(self, caller: Any, metadata: dict) -> bool:
+        """Whether the caller (as returned by :meth:`check`) may see a passage with ``metadata``."""
+
+    def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
+        """Told, once per query at a leaf, how many passages :meth:`visible` hid."""
 
 
 class AllowAll:
     """Every caller may search everything and see every passage (no identities configured)."""
 
-    def check(self, headers: dict[str, str], path: str) -> None:
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
+        return ANONYMOUS
+
+    def visible(self, caller: Any, metadata: dict) -> bool:
+        return True
+
+    def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
         return None
 
-    def visible(self, context: Any, passage: Any) -> bool:
-        return True
+
+def bearer(value: str | None) -> str | None:
+    """The token in an ``Authorization: Bearer <token>`` header value."""
+    if not value:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+class PolicyGate:
+    """A node's gate over signed identities and its own policies.
+
+    Args:
+        verifier: the process's token verifier (shared by its nodes).
+        policy: this node's policies.
+        audit: the organization's audit log (``None``: decisions are not logged).
+        replay: this node's cache of proof ids already served.
+    """
+
+    def __init__(self, verifier: Verifier, policy: NodePolicy, *, audit: AuditLog | None = None,
+                 replay: proof.ReplayCache | None = None) -> None:
+        self.verifier = verifier
+        self.policy = policy
+        self.audit = audit
+        self.replay = replay or proof.ReplayCache()
+
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
+        node = path or "gateway"
+        try:
+            identity = await self.verifier.verify(bearer(headers.get(h.AUTHORIZATION)))
+            proof.verify_proof(headers.get(proof.HEADER), identity, question, self.replay)
+        except DeniedError as exc:
+            self._log(trace, None, node, "deny", None, str(exc), question)
+            raise DeniedError(f"{node}: {exc}") from None
+        decision = self.policy.admit(identity.attributes())
+        self._log(trace, identity, node, "allow" if decision.allowed else "deny", decision.policy, decision.reason,
+                  question)
+        if not decision.allowed:
+            raise DeniedError(f"{node}: {decision.reason}")
+        return identity
+
+    def visible(self, caller: Identity, metadata: dict) -> bool:
+        return self.policy.visible(caller.attributes(), metadata).allowed
+
+    def hidden(self, caller: Identity, path: str, trace: str, count: int) -> None:
+        if count and self.audit is not None:
+            self.audit.record(trace=trace, sub=caller.sub, iss=caller.iss, node=path, decision="hide", policy=None,
+                              reason=f"document rules hid {count} passage(s)", hidden=count)
+
+    def _log(self, trace: str, identity: Identity | None, node: str, decision: str, policy: str | None,
+             reason: str, question: str) -> None:
+        if self.audit is not None:
+            self.audit.record(trace=trace, sub=identity.sub if identity else "?", iss=identity.iss if identity else "?",
+                              node=node, decision=decision, policy=policy, reason=reason, question=question)

@@ -6,7 +6,11 @@ Prints, in one run and on one machine:
   search over the same vectors;
 * end to end: p50/p99 of a question through the demo federation (broker, gateway, three
   organizations in their own processes, ten leaves) and through a centralized baseline (the same
-  broker path with one leaf holding every passage), and the ratio of the two.
+  broker path with one leaf holding every passage), and the ratio of the two;
+* identities: the same questions through the same federation with signed identities, proofs,
+  the case study's policies and a permissioned broker (asked as a user every node admits), as a
+  ratio to the open federation, and what one hop's checks cost (token verification cold and
+  cached, proof verification, policy evaluation).
 
 Usage::
 
@@ -27,17 +31,18 @@ from pathlib import Path
 
 import numpy as np
 
-from bus.connection import connect
 from bus.messages import AskRequest
 from bus.server import NatsServer
 from nodes import embedder as emb
 from nodes.baseline import central_spec
 from bus.client import ask
-from nodes.demo.federation import prepare
-from nodes.federation import Federation, progress_printer
+from nodes.cli import connect_as, embedded_broker, sign_in
+from nodes.demo.federation import DEMO_USER, prepare
+from nodes.federation import Federation, make_access, progress_printer
 from nodes.index import exact_search
 from nodes.spec import FederationSpec
 from nodes.store import LeafStore
+from policies.proof import ReplayCache, verify_proof
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -61,20 +66,25 @@ def leaf_search(spec: FederationSpec, vectors: np.ndarray, k: int = 10) -> dict:
     return {"queries": len(times), "p50_ms": percentile(times, 50), "recall_at_10": found / wanted}
 
 
-async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int) -> dict:
-    """p50/p99 of questions asked one after another through a running federation."""
-    with NatsServer() as server:
+async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, user: str | None = None) -> dict:
+    """p50/p99 of questions asked one after another through a running federation (as ``user`` if secured)."""
+    with embedded_broker(spec) if spec.identity else NatsServer() as server:
         federation = Federation(spec, server.url, processes=True, verbose=False)
         await federation.start()
-        nc = await connect(server.url, "bench")
+        creds = sign_in(spec, user) if user else None
+        nc = await connect_as(server.url, "bench", creds)
+
+        def headers(question):
+            return creds.headers(question) if creds else None
+
         try:
             for question in questions[:3]:  # warm up connections and caches
-                await ask(nc, AskRequest(question=question))
+                await ask(nc, AskRequest(question=question), headers=headers(question))
             times, partial = [], 0
             for _ in range(repeat):
                 for question in questions:
                     started = time.perf_counter()
-                    answer = await ask(nc, AskRequest(question=question))
+                    answer = await ask(nc, AskRequest(question=question), headers=headers(question))
                     times.append((time.perf_counter() - started) * 1000)
                     partial += int(answer.partial)
         finally:
@@ -84,6 +94,42 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int) ->
             "partial": partial}
 
 
+def hop_costs(spec: FederationSpec, user: str, n: int = 300) -> dict:
+    """Microseconds one node spends on a question's credentials: token (cold, cached), proof, policy."""
+    creds = sign_in(spec, user)
+    access = make_access(spec)
+    policy = spec.policies()["hospital_a.medicine"]
+
+    async def run() -> dict:
+        tokens = [sign_in(spec, user).token for _ in range(n)]
+        started = time.perf_counter()
+        for token in tokens:
+            identity = await access.verifier.verify(token)
+        cold = time.perf_counter() - started
+        started = time.perf_counter()
+        for token in tokens:
+            await access.verifier.verify(token)
+        cached = time.perf_counter() - started
+        identity = await access.verifier.verify(creds.token)
+        proofs = [creds.key.prove("q") for _ in range(n)]
+        replay = ReplayCache()
+        started = time.perf_counter()
+        for one in proofs:
+            verify_proof(one, identity, "q", replay)
+        proved = time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in range(n):
+            policy.admit(identity.attributes())
+        admitted = time.perf_counter() - started
+        return {"token_cold_us": cold / n * 1e6, "token_cached_us": cached / n * 1e6,
+                "proof_us": proved / n * 1e6, "policy_us": admitted / n * 1e6}
+
+    try:
+        return asyncio.run(run())
+    finally:
+        access.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--state-dir", default=".fedrag/demo")
@@ -91,7 +137,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    spec = FederationSpec.load(prepare(Path(args.state_dir)))
+    secure = FederationSpec.load(prepare(Path(args.state_dir)))
+    spec = FederationSpec.load(prepare(Path(args.state_dir), secure=False))
     fingerprint = emb.fingerprint()
     for path, data in spec.leaves().items():
         LeafStore.open(spec.leaf_folder(path), data, emb.shared, fingerprint, progress_printer(path))[0].close()
@@ -103,9 +150,13 @@ def main() -> int:
         central = central_spec(spec, Path(tmp))
         figures["federated"] = asyncio.run(end_to_end(spec, questions, args.repeat))
         figures["centralized"] = asyncio.run(end_to_end(central, questions, args.repeat))
-    fed, cen = figures["federated"], figures["centralized"]
+    figures["secured"] = asyncio.run(end_to_end(secure, questions, args.repeat, user=DEMO_USER))
+    figures["hop"] = hop_costs(secure, DEMO_USER)
+    fed, cen, sec = figures["federated"], figures["centralized"], figures["secured"]
     figures["ratio_p50"] = fed["p50_ms"] / cen["p50_ms"]
     figures["ratio_p99"] = fed["p99_ms"] / cen["p99_ms"]
+    figures["secured_ratio_p50"] = sec["p50_ms"] / fed["p50_ms"]
+    figures["secured_ratio_p99"] = sec["p99_ms"] / fed["p99_ms"]
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -116,6 +167,12 @@ def main() -> int:
               f"({fed['questions']} questions, 3 orgs, {len(spec.leaves())} leaves, {fed['partial']} partial)")
         print(f"{'centralized end to end':24}{cen['p50_ms']:10.1f}{cen['p99_ms']:10.1f}   (1 leaf, same broker path)")
         print(f"{'ratio federated/central':24}{figures['ratio_p50']:10.2f}{figures['ratio_p99']:10.2f}")
+        print(f"{'secured end to end':24}{sec['p50_ms']:10.1f}{sec['p99_ms']:10.1f}   (identities, proofs, policies, "
+              f"permissioned broker; as {DEMO_USER})")
+        print(f"{'ratio secured/open':24}{figures['secured_ratio_p50']:10.2f}{figures['secured_ratio_p99']:10.2f}")
+        hop = figures["hop"]
+        print(f"per hop: token {hop['token_cold_us']:.0f} us cold, {hop['token_cached_us']:.1f} us cached; "
+              f"proof {hop['proof_us']:.0f} us; policy {hop['policy_us']:.1f} us")
     return 0
 
 

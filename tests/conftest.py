@@ -49,6 +49,7 @@ def demo_dir(tmp_path_factory, embedder) -> Path:
     from nodes.store import LeafStore
 
     folder = tmp_path_factory.mktemp("demo")
+    prepare(folder, secure=False)  # open.toml: the same leaves and state, no identities
     spec = FederationSpec.load(prepare(folder))
     for path, data in spec.leaves().items():
         store, _ = LeafStore.open(spec.leaf_folder(path), data, lambda: embedder, embedder.fingerprint)
@@ -58,14 +59,35 @@ def demo_dir(tmp_path_factory, embedder) -> Path:
 
 @pytest.fixture
 def demo_spec(demo_dir):
+    """The demo's spec as ``fedrag demo`` runs it: signed identities and the case study's policies."""
     from nodes.spec import FederationSpec
 
     return FederationSpec.load(demo_dir / "demo.toml")
 
 
 @pytest.fixture
-async def demo_federation(nats_server, demo_spec, embedder):
-    """The demo federation running in this process over this test's broker."""
+def open_spec(demo_dir):
+    """The same federation without identities (every node open), for tests of retrieval, deadlines and faults."""
+    from nodes.spec import FederationSpec
+
+    return FederationSpec.load(demo_dir / "open.toml")
+
+
+@pytest.fixture
+async def demo_federation(nats_server, open_spec, embedder):
+    """The demo federation, open, running in this process over this test's broker."""
+    from nodes.federation import Federation
+
+    federation = Federation(open_spec, nats_server.url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    yield federation
+    await federation.stop()
+
+
+@pytest.fixture
+async def secure_federation(nats_server, demo_spec, embedder):
+    """The demo federation with identities and the case study's policies, in this process."""
     from nodes.federation import Federation
 
     federation = Federation(demo_spec, nats_server.url, processes=False, verbose=False,

@@ -49,7 +49,7 @@ def served_demo(demo_dir):
 
 def test_serve_ask_status_and_compare(served_demo, demo_dir):
     asked = run("ask", "Which patients have poorly controlled diabetes with foot ulcers?", "--nats", served_demo,
-                "--json", "--k", "7", "--deadline-ms", "4000")
+                "--json", "--k", "7", "--deadline-ms", "4000", "--as", "A.phys.neur", "--spec", str(demo_dir / "demo.toml"))
     assert asked.returncode == 0, asked.stderr
     result = json.loads(asked.stdout)
     assert result["answer"] is None and len(result["hits"]) == 7
@@ -119,7 +119,8 @@ def test_up_restarts_a_dead_organization_and_leaves_nothing_behind(demo_dir):
             line = proc.stdout.readline()
         assert line.startswith("NATS_URL="), "fedrag up printed no NATS_URL"
         url = line.strip().split("=", 1)[1]
-        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json")
+        as_user = ["--as", "U1", "--spec", str(demo_dir / "demo.toml")]
+        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json", *as_user)
         assert asked.returncode == 0, asked.stderr
         assert json.loads(asked.stdout)["coverage"]["successful"] == 10
 
@@ -135,7 +136,7 @@ def test_up_restarts_a_dead_organization_and_leaves_nothing_behind(demo_dir):
             assert "MISSING fed.q.hospital_c" in status.stdout
             time.sleep(1)
         assert status.returncode == 0, "hospital_c was restarted and serves again"
-        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json")
+        asked = run("ask", "Which patients had an embolic stroke?", "--nats", url, "--json", *as_user)
         assert json.loads(asked.stdout)["coverage"]["successful"] == 10
         family = descendants(proc.pid)
     finally:

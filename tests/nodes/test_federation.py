@@ -238,8 +238,8 @@ async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation
     await replica.stop()
 
 
-async def test_a_crashed_organization_process_is_unavailable(nats_server, demo_spec, embedder, nc):
-    federation = Federation(demo_spec, nats_server.url, processes=True, verbose=False,
+async def test_a_crashed_organization_process_is_unavailable(nats_server, open_spec, embedder, nc):
+    federation = Federation(open_spec, nats_server.url, processes=True, verbose=False,
                             embedder_factory=lambda: embedder)
     await federation.start()
     try:

@@ -1,0 +1,206 @@
+"""Identities and policies as one federation process uses them: settings, gates, sign-in, credentials.
+
+A federation spec turns identities on with an ``[identity]`` table and defines development users in
+``[users.<id>]`` tables::
+
+    [identity]
+    audience = "fedrag:regional"   # default: fedrag:<federation name>
+    token_ttl_s = 900
+    [identity.trust]               # more issuers: an identity provider's JWKS URL, or a file
+    "https://idp.hospital-a.example/realms/staff" = "https://idp.hospital-a.example/realms/staff/certs"
+
+    [users.U2]
+    name = "A.phys"
+    org = "hospital_a"
+    role = "physician"
+    dept = "medicine"
+    affiliations = []
+
+Each organization's own issuer, ``fedrag:<org>``, is always trusted; its keys are read from the
+state directory when this site has them, and otherwise fetched over the bus (``fed.keys.<org>``, which
+only that organization's broker user may serve). :class:`Access` builds each node's
+:class:`~policies.gate.PolicyGate` (one :class:`~policies.tokens.Verifier` per process, one audit log
+per organization) and signs users in (:meth:`Access.sign_in`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bus import headers as h
+from bus.errors import DeniedError, SpecError
+from policies import broker, proof
+from policies._jose import segment
+from policies.abac import NodePolicy
+from policies.audit import AuditLog
+from policies.gate import PolicyGate
+from policies.broker import user_inbox
+from policies.keys import key_folder, org_key
+from policies.proof import ClientKey
+from policies.tokens import TrustList, Verifier, issue
+
+
+class IdentitySettings(BaseModel):
+    """The ``[identity]`` table of a federation spec."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    audience: str | None = None
+    token_ttl_s: int = Field(900, ge=10, le=86_400)
+    leeway_s: int = Field(30, ge=0, le=600)
+    proof_window_s: int = Field(120, ge=5, le=3_600)
+    audit_questions: bool = False
+    trust: dict[str, str] = Field(default_factory=dict)
+
+
+class UserSpec(BaseModel):
+    """A development user (``[users.<id>]``): the claims ``fedrag login`` signs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    org: str
+    role: str
+    dept: str = ""
+    affiliations: list[str] = Field(default_factory=list)
+
+
+def issuer(org: str) -> str:
+    """The issuer of an organization's development sign-in."""
+    return f"fedrag:{org}"
+
+
+class Credentials:
+    """A signed-in user: the token, the key that proves each question, and (optionally) broker credentials.
+
+    Attributes:
+        broker: the ``nats.connect`` options of the person's own broker user (user, password,
+            inbox prefix), when the site issued them.
+    """
+
+    def __init__(self, token: str, key: ClientKey, broker: dict | None = None) -> None:
+        self.token = token
+        self.key = key
+        self.broker = dict(broker or {})
+
+    def headers(self, question: str) -> dict[str, str]:
+        """The headers that carry these credentials with ``question`` (a fresh proof every time)."""
+        return {h.AUTHORIZATION: f"Bearer {self.token}", proof.HEADER: self.key.prove(question)}
+
+    @property
+    def inbox_prefix(self) -> str:
+        """Where answers to this person go: the gateway answers nowhere else (:func:`policies.broker.user_inbox`)."""
+        claims = segment(self.token, 1)
+        return user_inbox(str(claims.get("iss", "")), str(claims.get("sub", "")))
+
+    def connect_options(self) -> dict:
+        """``nats.connect`` options for this person: their broker user if any, and always their inbox prefix."""
+        return {**self.broker, "inbox_prefix": self.inbox_prefix}
+
+    def save(self, token_path: Path) -> Path:
+        """Writes the token to ``token_path``, its key (``.key``) and broker credentials (``.broker.json``) beside it, 0600."""
+        token_path = Path(token_path)
+        self.key.save(token_path.with_suffix(".key"))
+        if self.broker:
+            _write_private(token_path.with_suffix(".broker.json"), json.dumps(self.broker))
+        _write_private(token_path, self.token + "\n")
+        return token_path
+
+    @classmethod
+    def load(cls, token_path: Path) -> "Credentials":
+        """Reads a token file and the key (and broker credentials, if any) beside it.
+
+        Raises:
+            SpecError: a file is missing, unreadable or malformed (one line naming it).
+        """
+        token_path = Path(token_path)
+        try:
+            token = token_path.read_text().strip()
+        except OSError as exc:
+            raise SpecError(f"{token_path}: cannot read the token ({exc.strerror})") from None
+        try:
+            key = ClientKey.load(token_path.with_suffix(".key"))
+        except DeniedError as exc:
+            raise SpecError(str(exc)) from None
+        if token.count(".") != 2:
+            raise SpecError(f"{token_path}: not a token (expected a JWT)")
+        broker_file = token_path.with_suffix(".broker.json")
+        try:
+            broker = json.loads(broker_file.read_text()) if broker_file.exists() else {}
+        except (OSError, ValueError):
+            raise SpecError(f"{broker_file}: not readable broker credentials") from None
+        return cls(token, key, broker)
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+
+
+class Access:
+    """Identities and policies for one process of a federation.
+
+    Args:
+        settings: the spec's ``[identity]`` table.
+        federation: the federation's name (the default audience).
+        orgs: the organizations (each one's issuer is trusted).
+        state_dir: where organizations keep their keys and audit logs.
+    """
+
+    def __init__(self, settings: IdentitySettings, *, federation: str, orgs: list[str], state_dir: Path) -> None:
+        self.settings = settings
+        self.audience = settings.audience or f"fedrag:{federation}"
+        self.state_dir = Path(state_dir)
+        self._fetch: Callable[[str], Awaitable[dict]] | None = None
+        sources: dict = {issuer(org): self._org_keys(org) for org in orgs}
+        sources.update(settings.trust)
+        self.verifier = Verifier(TrustList(sources), self.audience, leeway_s=settings.leeway_s)
+        self._audits: dict[str, AuditLog] = {}
+
+    def fetch_keys_with(self, fetch: Callable[[str], Awaitable[dict]]) -> None:
+        """How to get an organization's public keys over the bus when this site has no copy."""
+        self._fetch = fetch
+
+    def _org_keys(self, org: str) -> Callable[[], Awaitable[dict]]:
+        async def load() -> dict:
+            path = key_folder(self.state_dir, org) / "jwks.json"
+            if path.exists():
+                return json.loads(path.read_text())
+            if self._fetch is None:
+                raise DeniedError(f"the keys of {org} are neither on this site nor reachable over the bus")
+            return await self._fetch(org)
+        return load
+
+    def audit(self, org: str) -> AuditLog:
+        """The organization's audit log, ``<state_dir>/audit/<org>.jsonl``."""
+        if org not in self._audits:
+            self._audits[org] = AuditLog(self.state_dir / "audit" / f"{org}.jsonl",
+                                         include_question=self.settings.audit_questions)
+        return self._audits[org]
+
+    def gate(self, org: str, policy: NodePolicy) -> PolicyGate:
+        """A node's gate: this process's verifier, the node's policies, its organization's audit log."""
+        return PolicyGate(self.verifier, policy, audit=self.audit(org),
+                          replay=proof.ReplayCache(window_s=self.settings.proof_window_s))
+
+    def sign_in(self, user_id: str, user: UserSpec) -> Credentials:
+        """Development sign-in: a token for ``user`` signed with its organization's key (created if needed),
+        with the person's broker credentials when this site has them."""
+        key = ClientKey.generate()
+        token = issue(org_key(self.state_dir, user.org), audience=self.audience, issuer=issuer(user.org),
+                      jkt=key.thumbprint, ttl_s=self.settings.token_ttl_s,
+                      user={"sub": user_id, "org": user.org, "role": user.role, "dept": user.dept,
+                            "affiliations": user.affiliations})
+        options = broker.connect_options(self.state_dir, broker.person_user(user_id), {user_id: issuer(user.org)})
+        return Credentials(token, key, {k: v for k, v in options.items() if k != "inbox_prefix"})
+
+    def close(self) -> None:
+        for log in self._audits.values():
+            log.close()

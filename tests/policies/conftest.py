@@ -1,0 +1,36 @@
+"""Keys, a trust list and a verifier over temporary state, for the identity tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.keys import key_folder, org_key
+from policies.proof import ClientKey
+from policies.tokens import TrustList, Verifier, issue
+
+AUDIENCE = "fedrag:test"
+
+
+@pytest.fixture
+def state(tmp_path):
+    org_key(tmp_path, "hospital_a")
+    org_key(tmp_path, "hospital_b")
+    return tmp_path
+
+
+@pytest.fixture
+def verifier(state):
+    trust = TrustList({f"fedrag:{org}": key_folder(state, org) / "jwks.json" for org in ("hospital_a", "hospital_b")})
+    return Verifier(trust, AUDIENCE, leeway_s=5)
+
+
+@pytest.fixture
+def client_key():
+    return ClientKey.generate()
+
+
+def token_for(state, client_key, org="hospital_a", **overrides):
+    user = {"sub": "U2", "org": org, "role": "physician", "dept": "medicine", "affiliations": []}
+    options = {"issuer": f"fedrag:{org}", "audience": AUDIENCE, "jkt": client_key.thumbprint, "ttl_s": 600}
+    options.update(overrides)
+    return issue(org_key(state, org), user=user, **options)
