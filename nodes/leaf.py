@@ -19,14 +19,14 @@ from bus.errors import ModelMismatchError
 from bus.messages import MAX_FETCH_K, Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import org_of, query_subject
 from nodes._service import NodeService
-from nodes.index import TOLERANCE
+from nodes.data.index import TOLERANCE
 from nodes.merge import Candidates, digest, search_complete
-from nodes.store import LeafStore, Passage
+from nodes.data.store import LeafStore, Passage
 from policies.gate import Gate
 
 
 class Leaf(NodeService):
-    """Serves one :class:`~nodes.store.LeafStore`."""
+    """Serves one :class:`~nodes.data.store.LeafStore`."""
 
     role = "leaf"
 

@@ -33,15 +33,15 @@ import numpy as np
 
 from bus.messages import AskRequest
 from bus.server import NatsServer
-from nodes import embedder as emb
-from nodes.baseline import central_spec
+from nodes.data import embedder as emb
+from nodes.data.baseline import central_spec
 from bus.client import ask
-from nodes.cli import connect_as, embedded_broker, sign_in
+from nodes.run.cli import connect_as, embedded_broker, sign_in
 from nodes.demo.federation import DEMO_USER, prepare
-from nodes.federation import Federation, make_access, progress_printer
-from nodes.index import exact_search
-from nodes.spec import FederationSpec
-from nodes.store import LeafStore
+from nodes.run.federation import Federation, make_access, progress_printer
+from nodes.data.index import exact_search
+from nodes.run.spec import FederationSpec
+from nodes.data.store import LeafStore
 from policies.proof import ReplayCache, verify_proof
 
 

@@ -64,7 +64,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fedrag-memory-") as tmp, NatsServer() as server:
         spec = Path(tmp) / "one.toml"
         spec.write_text('[orgs.absent]\ndata = "absent.jsonl"\n')
-        gateway = subprocess.Popen([sys.executable, "-m", "nodes.cli", "gateway", str(spec), "--nats", server.url],
+        gateway = subprocess.Popen([sys.executable, "-m", "nodes.run.cli", "gateway", str(spec), "--nats", server.url],
                                    stdout=subprocess.DEVNULL)
         try:
             figures = asyncio.run(measure(server.url, gateway.pid, args.questions))

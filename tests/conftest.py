@@ -36,7 +36,7 @@ async def nc(nats_server):
 @pytest.fixture(scope="session")
 def embedder():
     """The process-wide embedder (loaded once per session)."""
-    from nodes import embedder as emb
+    from nodes.data import embedder as emb
 
     return emb.shared()
 
@@ -45,8 +45,8 @@ def embedder():
 def demo_dir(tmp_path_factory, embedder) -> Path:
     """The demo corpus written and every leaf store built, once per session."""
     from nodes.demo.federation import prepare
-    from nodes.spec import FederationSpec
-    from nodes.store import LeafStore
+    from nodes.run.spec import FederationSpec
+    from nodes.data.store import LeafStore
 
     folder = tmp_path_factory.mktemp("demo")
     prepare(folder, secure=False)  # open.toml: the same leaves and state, no identities
@@ -60,7 +60,7 @@ def demo_dir(tmp_path_factory, embedder) -> Path:
 @pytest.fixture
 def demo_spec(demo_dir):
     """The demo's spec as ``fedrag demo`` runs it: signed identities and the case study's policies."""
-    from nodes.spec import FederationSpec
+    from nodes.run.spec import FederationSpec
 
     return FederationSpec.load(demo_dir / "demo.toml")
 
@@ -68,7 +68,7 @@ def demo_spec(demo_dir):
 @pytest.fixture
 def open_spec(demo_dir):
     """The same federation without identities (every node open), for tests of retrieval, deadlines and faults."""
-    from nodes.spec import FederationSpec
+    from nodes.run.spec import FederationSpec
 
     return FederationSpec.load(demo_dir / "open.toml")
 
@@ -76,7 +76,7 @@ def open_spec(demo_dir):
 @pytest.fixture
 async def demo_federation(nats_server, open_spec, embedder):
     """The demo federation, open, running in this process over this test's broker."""
-    from nodes.federation import Federation
+    from nodes.run.federation import Federation
 
     federation = Federation(open_spec, nats_server.url, processes=False, verbose=False,
                             embedder_factory=lambda: embedder)
@@ -88,7 +88,7 @@ async def demo_federation(nats_server, open_spec, embedder):
 @pytest.fixture
 async def secure_federation(nats_server, demo_spec, embedder):
     """The demo federation with identities and the case study's policies, in this process."""
-    from nodes.federation import Federation
+    from nodes.run.federation import Federation
 
     federation = Federation(demo_spec, nats_server.url, processes=False, verbose=False,
                             embedder_factory=lambda: embedder)

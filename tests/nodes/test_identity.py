@@ -19,10 +19,10 @@ from bus.connection import connect
 from bus.messages import AskRequest, ErrorInfo, Query
 from bus.server import NatsServer
 from bus.subjects import query_subject
-from nodes.baseline import CentralIndex
-from nodes.cli import sign_in
+from nodes.data.baseline import CentralIndex
+from nodes.run.cli import sign_in
 from nodes.demo.access import MATRIX
-from nodes.federation import Federation
+from nodes.run.federation import Federation
 from policies import broker
 from policies.access import issuer
 
@@ -206,7 +206,7 @@ async def test_answers_go_only_to_the_askers_own_inbox(secure, demo_spec):
 
 
 async def test_every_organization_may_run_a_gateway_for_its_own_users(secure, demo_spec, embedder):
-    from nodes.federation import make_gateway, serving
+    from nodes.run.federation import make_gateway, serving
     from bus.connection import Link
 
     federation, url = secure

@@ -8,7 +8,7 @@ import pytest
 
 from bus.messages import Filters, Query
 from nodes.leaf import Leaf
-from nodes.store import LeafStore
+from nodes.data.store import LeafStore
 
 HISTORY = "PAST MEDICAL HISTORY: hypertension, type 2 diabetes, chronic kidney disease."
 RECORDS = [

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from bus.connection import connect
-from nodes.baseline import CentralIndex
-from nodes.federation import Federation
-from nodes.ingest import chunk, file_digest, load_jsonl
-from nodes.spec import FederationSpec
-from nodes.store import LeafStore
-from tests.nodes.test_federation import ask_and_compare
+from nodes.data.baseline import CentralIndex
+from nodes.run.federation import Federation
+from nodes.data.chunking import chunk, file_digest, load_jsonl
+from nodes.run.spec import FederationSpec
+from nodes.data.store import LeafStore
+from tests.nodes.run.test_federation import ask_and_compare
 
 PATIENTS = ["Ana Ruiz", "Bo Chen", "Grace Okafor", "Dev Patel", None]
 WORDS = "fever cough dyspnea edema rash syncope nausea pain fatigue tremor".split()

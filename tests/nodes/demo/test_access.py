@@ -16,7 +16,7 @@ def test_policies_give_the_thesis_matrix(demo_spec):
 
 
 def test_fedrag_explain_prints_the_matrix_and_a_reason(demo_dir):
-    from tests.nodes.test_cli import run
+    from tests.nodes.run.test_cli import run
 
     matrix = run("explain", str(demo_dir / "demo.toml"))
     assert matrix.returncode == 0, matrix.stderr

@@ -14,10 +14,10 @@ from bus import codec
 from bus import headers as h
 from bus.messages import AskRequest, ErrorInfo, Query, SearchResult
 from bus.subjects import query_subject
-from nodes.baseline import CentralIndex, intersection
+from nodes.data.baseline import CentralIndex, intersection
 from bus.client import AskError, ask, discover
-from nodes.federation import Federation
-from nodes.spec import FederationSpec
+from nodes.run.federation import Federation
+from nodes.run.spec import FederationSpec
 
 ORGS = {"hospital_a", "hospital_b", "hospital_c"}
 
@@ -222,7 +222,7 @@ async def test_concurrent_questions_are_served_concurrently(demo_federation, nc)
 
 async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation, nc, demo_spec):
     from nodes.leaf import Leaf
-    from nodes.store import LeafStore
+    from nodes.data.store import LeafStore
 
     path = "hospital_c.neurology"
     original = next(n for n in demo_federation._nodes["hospital_c"] if n.path == path)

@@ -1,7 +1,7 @@
 import pytest
 
 from bus.errors import SpecError
-from nodes.spec import FederationSpec
+from nodes.run.spec import FederationSpec
 
 
 def write(tmp_path, text):

@@ -1,6 +1,6 @@
 import numpy as np
 
-from nodes.index import VectorIndex, exact_search
+from nodes.data.index import VectorIndex, exact_search
 
 
 def unit_rows(n, dim, seed=0):

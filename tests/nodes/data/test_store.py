@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bus.errors import StoreError
-from nodes.store import LeafStore
+from nodes.data.store import LeafStore
 
 RECORDS = [
     {"id": "n1", "text": "CHIEF COMPLAINT: chest pain.\n\nPLAN: cardiac catheterization.", "patient": "Ana Ruiz"},

@@ -17,11 +17,11 @@ import numpy as np
 from bus.errors import StoreError
 from bus.messages import Hit
 from bus.subjects import org_of
-from nodes.index import exact_scores
-from nodes.ingest import Passage, chunk, file_digest, load_jsonl
+from nodes.data.index import exact_scores
+from nodes.data.chunking import Passage, chunk, file_digest, load_jsonl
 from nodes.merge import Candidates, digest, search_complete
-from nodes.spec import FederationSpec
-from nodes.store import LeafStore, patient_key
+from nodes.run.spec import FederationSpec
+from nodes.data.store import LeafStore, patient_key
 
 _SEP = "::"
 
@@ -72,7 +72,7 @@ class CentralIndex:
     """Every passage of a federation in one exact index, ranked by the federation's own rules.
 
     Built from the leaves' saved stores — the same float32 vectors, not a re-embedding — and searched
-    exactly, with the same scores (:func:`nodes.index.exact_scores`), the same total order, the same
+    exactly, with the same scores (:func:`nodes.data.index.exact_scores`), the same total order, the same
     collapsing of copies and the same patient filter as the leaves, each hit keeping its leaf's path
     and id. It is the ground truth "federated top-k equals centralized top-k" is checked against.
     """

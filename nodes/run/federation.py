@@ -30,13 +30,13 @@ from bus.client import wait_until_serving
 from bus.connection import Link
 from bus.errors import FedragError, StoreError
 from bus.subjects import ASK
-from nodes import embedder as emb
+from nodes.data import embedder as emb
 from nodes._service import NodeService
 from nodes.gateway import Gateway
 from nodes.leaf import Leaf
 from nodes.router import Router
-from nodes.spec import FederationSpec
-from nodes.store import LeafStore
+from nodes.run.spec import FederationSpec
+from nodes.data.store import LeafStore
 from policies import broker, keys
 from policies.abac import NodePolicy, Policy
 from policies.access import Access
@@ -265,7 +265,7 @@ class Federation:
                 self.access.close()
 
     async def _spawn(self, org: str, timeout: float) -> None:
-        args = [sys.executable, "-m", "nodes.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
+        args = [sys.executable, "-m", "nodes.run.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
         if not self.verbose:
             args.append("--quiet")
         # Organizations embed at the same time on first start: give each its share of the cores.

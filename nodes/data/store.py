@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.index import VectorIndex, exact_scores
-from nodes.ingest import Passage, chunk, file_digest, load_jsonl
+from nodes.data.index import VectorIndex, exact_scores
+from nodes.data.chunking import Passage, chunk, file_digest, load_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ class LeafStore:
         return [name for key, name in keys.items() if key in found]
 
     def scored(self, labels, vector: np.ndarray) -> list[tuple[Passage, float]]:
-        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.index.exact_scores`)."""
+        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.data.index.exact_scores`)."""
         labels = [int(label) for label in labels]
         found = self.passages(labels)
         labels = [label for label in labels if label in found]

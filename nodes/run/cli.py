@@ -35,9 +35,9 @@ from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest
 from bus.server import NatsServer
 from bus.subjects import ASK, query_subject
-from nodes import render
-from nodes.federation import Federation, make_access, serve_gateway, serve_org, wait_for_signal
-from nodes.spec import FederationSpec
+from nodes.run import render
+from nodes.run.federation import Federation, make_access, serve_gateway, serve_org, wait_for_signal
+from nodes.run.spec import FederationSpec
 from policies import broker
 from policies.access import Credentials, issuer
 from policies.explain import access as reach
@@ -230,7 +230,7 @@ async def cmd_status(args) -> int:
 
 
 async def cmd_compare(args) -> int:
-    from nodes.baseline import CentralIndex, intersection
+    from nodes.data.baseline import CentralIndex, intersection
 
     spec = FederationSpec.load(Path(args.spec))
     questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")

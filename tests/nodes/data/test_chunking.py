@@ -3,7 +3,7 @@ import json
 import pytest
 
 from bus.errors import StoreError
-from nodes.ingest import MAX_PASSAGE_CHARS, chunk, load_jsonl
+from nodes.data.chunking import MAX_PASSAGE_CHARS, chunk, load_jsonl
 
 
 def write(tmp_path, lines):

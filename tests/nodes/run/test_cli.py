@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-FEDRAG = [sys.executable, "-m", "nodes.cli"]
+FEDRAG = [sys.executable, "-m", "nodes.run.cli"]
 
 
 def run(*args, timeout=300):
