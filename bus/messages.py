@@ -123,7 +123,7 @@ class Hit(_Model):
     """One scored passage.
 
     ``score`` is the cosine similarity with the question (higher is better), computed exactly from
-    the stored float32 vectors (:func:`nodes.index.exact_scores`), so the same passage has the same
+    the stored float32 vectors (:func:`nodes.data.index.exact_scores`), so the same passage has the same
     score on every path. Hits are totally ordered by :meth:`order_key`. ``digest`` identifies the
     passage's normalized text and patient: hits with the same digest are copies of one piece of
     evidence, and the first in the order lists the others in ``duplicates``.
