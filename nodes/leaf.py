@@ -21,7 +21,9 @@ from bus.subjects import org_of, query_subject
 from nodes._service import NodeService
 from nodes.data.index import TOLERANCE
 from nodes.merge import Candidates, digest, search_complete
-from nodes.data.store import LeafStore, Passage
+from nodes.data.chunking import Passage
+from nodes.data.ingest import Ingestor
+from nodes.data.store import LeafStore
 from policies.gate import Gate
 
 
@@ -33,12 +35,25 @@ class Leaf(NodeService):
     request_model = Query
 
     def __init__(self, path: str, store: LeafStore, *, gate: Gate | None = None,
-                 default_budget_ms: float = 2000.0) -> None:
+                 default_budget_ms: float = 2000.0, ingestor: Ingestor | None = None) -> None:
         super().__init__(path, query_subject(path), default_budget_ms, gate)
         self.store = store
+        self.ingestor = ingestor
 
     def describe(self) -> dict[str, str]:
-        return {**super().describe(), "passages": str(len(self.store)), "model": self.store.fingerprint}
+        return {**super().describe(), "passages": str(len(self.store)), "model": self.store.fingerprint,
+                "ingest": "yes" if self.ingestor else "no"}
+
+    async def start(self, nc) -> None:
+        """Serves queries and, if it takes records live, consumes its ingestion subject."""
+        await super().start(nc)
+        if self.ingestor is not None:
+            await self.ingestor.start(nc)
+
+    async def stop(self) -> None:
+        if self.ingestor is not None:
+            await self.ingestor.stop()
+        await super().stop()
 
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         if query.model != self.store.fingerprint:
@@ -96,4 +111,4 @@ class Leaf(NodeService):
     def _hit(self, passage: Passage, score: float) -> Hit:
         return Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
                    patient=passage.patient, metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.text, passage.patient))
+                   digest=digest(passage.body, passage.patient))

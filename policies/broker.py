@@ -35,6 +35,8 @@ from pathlib import Path
 
 import bcrypt
 
+from bus.ingest import stream_name
+
 CLIENT = "client"
 #: The federation-wide gateway ``fedrag up`` runs on ``fed.ask`` (organizations' own gateways are ``gateway_<org>``).
 GATEWAY = "gateway"
@@ -60,11 +62,6 @@ def user_inbox(issuer: str, subject: str) -> str:
 
 def gateway_user(org: str) -> str:
     return f"gateway_{org}"
-
-
-def stream_name(org: str) -> str:
-    """The JetStream stream holding ``org``'s ingestion subjects."""
-    return f"FEDRAG_INGEST_{org}"
 
 
 def inbox_prefix(user: str, issuers: dict[str, str] | None = None) -> str:
@@ -96,7 +93,8 @@ def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
         org = user[4:]
         stream = stream_name(org)
         return {
-            "publish": {"allow": [f"fed.q.{org}.>", "fed.keys.*", "$SRV.>", f"fed.ingest.{org}.>",
+            "publish": {"allow": [f"fed.q.{org}.>", "fed.keys.*", "$SRV.>", f"fed.ingest.{org}", f"fed.ingest.{org}.>",
+                                  inbox,  # ingestion reports to the org's own `fedrag ingest`
                                   "$JS.API.INFO", f"$JS.API.STREAM.*.{stream}", f"$JS.API.CONSUMER.*.{stream}",
                                   f"$JS.API.CONSUMER.*.{stream}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.>",
                                   f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", f"$JS.ACK.{stream}.>"]},

@@ -38,10 +38,11 @@ from nodes.data.baseline import central_spec
 from bus.client import ask
 from nodes.run.cli import connect_as, embedded_broker, sign_in
 from nodes.demo.federation import DEMO_USER, prepare
-from nodes.run.federation import Federation, make_access, progress_printer
+from nodes.run.federation import Federation, make_access
 from nodes.data.index import exact_search
 from nodes.run.spec import FederationSpec
 from nodes.data.store import LeafStore
+from nodes.data.sync import open_leaf
 from policies.proof import ReplayCache, verify_proof
 
 
@@ -53,14 +54,15 @@ def leaf_search(spec: FederationSpec, vectors: np.ndarray, k: int = 10) -> dict:
     """p50 of one index query and recall@k against exact search, over every leaf and question."""
     times, found, wanted = [], 0, 0
     for path in spec.leaves():
-        store = LeafStore.load(spec.leaf_folder(path))
+        store = LeafStore.existing(spec.leaf_folder(path))
+        labels_of_rows = np.asarray(store.labels())
         _, matrix = store.all_vectors()
         for vector in vectors:
             started = time.perf_counter()
             labels, _ = store.index.search(vector, k)
             times.append((time.perf_counter() - started) * 1000)
             exact, _ = exact_search(matrix, vector, k)
-            found += len(set(labels.tolist()) & set(exact.tolist()))
+            found += len(set(labels.tolist()) & set(labels_of_rows[exact].tolist()))
             wanted += len(exact)
         store.close()
     return {"queries": len(times), "p50_ms": percentile(times, 50), "recall_at_10": found / wanted}
@@ -140,8 +142,8 @@ def main() -> int:
     secure = FederationSpec.load(prepare(Path(args.state_dir)))
     spec = FederationSpec.load(prepare(Path(args.state_dir), secure=False))
     fingerprint = emb.fingerprint()
-    for path, data in spec.leaves().items():
-        LeafStore.open(spec.leaf_folder(path), data, emb.shared, fingerprint, progress_printer(path))[0].close()
+    for path, node in spec.leaves().items():
+        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, emb.shared, path=path)[0].close()
     questions = json.loads((Path(args.state_dir) / "corpus" / "questions.json").read_text())
     vectors = emb.shared().embed(questions)
 

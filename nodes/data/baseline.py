@@ -18,10 +18,11 @@ from bus.errors import StoreError
 from bus.messages import Hit
 from bus.subjects import org_of
 from nodes.data.index import exact_scores
-from nodes.data.chunking import Passage, chunk, file_digest, load_jsonl
+from nodes.data.chunking import Passage
 from nodes.merge import Candidates, digest, search_complete
 from nodes.run.spec import FederationSpec
 from nodes.data.store import LeafStore, patient_key
+from nodes.data.sync import open_leaf
 
 _SEP = "::"
 
@@ -31,13 +32,27 @@ def key(path: str, passage_id: str) -> str:
     return f"{path}{_SEP}{passage_id}"
 
 
+class _KnownVectors:
+    """An "embedder" that returns the vectors the leaves already computed, by passage text."""
+
+    def __init__(self, fingerprint: str, vectors: dict[str, np.ndarray]) -> None:
+        self.fingerprint = fingerprint
+        self.vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.vectors]
+        if missing:
+            raise StoreError(f"{len(missing)} passages of the central copy were never embedded by a leaf")
+        return np.stack([self.vectors[t] for t in texts])
+
+
 def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
     """A one-leaf federation (organization ``central``) holding every record of ``spec``.
 
-    Its data file holds every leaf's records, ids prefixed with the leaf path (:func:`key`), so
-    chunking gives the same passages; its store is written from the vectors the leaves already
-    computed rather than embedding everything again. Served like any federation, it is the
-    baseline the benchmark measures the federation against.
+    Its data file holds every leaf's stored records, ids prefixed with the leaf path (:func:`key`),
+    so chunking gives the same passages; its store takes the vectors the leaves already computed
+    rather than embedding everything again. Served like any federation, it is the baseline the
+    benchmark measures the federation against.
 
     Raises:
         StoreError: a leaf's store has not been built yet (start the federation once first), or
@@ -48,23 +63,25 @@ def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
     vectors: dict[str, np.ndarray] = {}
     fingerprints = set()
     with open(data, "w", encoding="utf-8") as fh:
-        for path, leaf_data in spec.leaves().items():
-            store = LeafStore.load(spec.leaf_folder(path))
+        for path in spec.leaves():
+            store = LeafStore.existing(spec.leaf_folder(path))
             fingerprints.add(store.fingerprint)
             passages, matrix = store.all_vectors()
+            vectors.update({p.text: v for p, v in zip(passages, matrix)})
+            for record in store.iter_records():
+                fh.write(json.dumps({"id": key(path, record.id), "text": record.text, "patient": record.patient,
+                                     "date": record.date, "metadata": record.metadata}) + "\n")
             store.close()
-            vectors.update({key(path, p.id): v for p, v in zip(passages, matrix)})
-            for record in load_jsonl(leaf_data):
-                fh.write(json.dumps({**record, "id": key(path, record["id"])}) + "\n")
     if len(fingerprints) != 1:
         raise StoreError(f"leaves were built with different models: {sorted(fingerprints)}")
     spec_path = folder / "central.toml"
     spec_path.write_text(f'[federation]\nname = "central"\nstate_dir = "state"\n'
                          f'deadline_ms = {spec.federation.deadline_ms}\n[orgs.central]\ndata = "central.jsonl"\n')
     central = FederationSpec.load(spec_path)
-    passages = [p for record in load_jsonl(data) for p in chunk(record)]
-    LeafStore.write(central.leaf_folder("central"), passages, np.stack([vectors[p.id] for p in passages]),
-                    fingerprints.pop(), file_digest(data))
+    known = _KnownVectors(fingerprints.pop(), vectors)
+    store, _, _ = open_leaf(central.leaf_folder("central"), central.leaves()["central"].source(), known.fingerprint,
+                            lambda: known, path="central", verbose=False)
+    store.close()
     return central
 
 
@@ -92,7 +109,7 @@ class CentralIndex:
         """
         paths, passages, matrices, fingerprints = [], [], [], set()
         for path in spec.leaves():
-            store = LeafStore.load(spec.leaf_folder(path))
+            store = LeafStore.existing(spec.leaf_folder(path))
             fingerprints.add(store.fingerprint)
             leaf_passages, matrix = store.all_vectors()
             store.close()
@@ -129,7 +146,7 @@ class CentralIndex:
         passage, path = self.passages[row], self.paths[row]
         return Hit(id=passage.id, org=org_of(path), path=path, score=score, text=passage.text, patient=passage.patient,
                    metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.text, passage.patient))
+                   digest=digest(passage.body, passage.patient))
 
 
 def intersection(hits: list[Hit], central: list[Hit]) -> float:

@@ -11,7 +11,9 @@ whose scores would not be comparable with its own.
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import gc
 import hashlib
 import os
 import threading
@@ -113,3 +115,20 @@ def shared() -> Embedder:
         if _shared is None:
             _shared = Embedder()
         return _shared
+
+
+def release() -> None:
+    """Frees the process-wide embedder (an organization process holds it only while it embeds records).
+
+    The next :func:`shared` loads it again.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            return
+        _shared = None
+    gc.collect()
+    try:  # hand the freed heap back to the system, so the resident size really drops
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

@@ -56,28 +56,48 @@ def exact_scores(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 class VectorIndex:
-    """Unit vectors with integer labels; :meth:`search` gives approximate inner products."""
+    """Unit vectors with integer labels; :meth:`search` gives approximate inner products.
+
+    Labels can be deleted (hnswlib marks them, and a later :meth:`add` reuses their slots), so
+    records are updated and removed without a rebuild; :attr:`dead` says how many marked slots wait
+    for reuse, so the owner can rebuild when too many do.
+    """
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
         self._index = hnswlib.Index(space="ip", dim=dim)
         self._index.init_index(max_elements=max(capacity, 16), ef_construction=EF_CONSTRUCTION, M=M,
-                               random_seed=100)
+                               random_seed=100, allow_replace_deleted=True)
         self._lock = threading.Lock()
+        #: Slots marked deleted and not reused yet.
+        self.dead = 0
 
     def __len__(self) -> int:
-        return self._index.get_current_count()
+        """Live vectors."""
+        return self._index.get_current_count() - self.dead
 
     def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
-        """Adds ``vectors`` (``(n, dim)`` float32 unit vectors) under ``labels`` (``(n,)`` ints)."""
+        """Adds ``vectors`` (``(n, dim)`` float32 unit vectors) under new ``labels`` (``(n,)`` ints)."""
         if len(labels) == 0:
             return
         with self._lock:
-            needed = len(self) + len(labels)
+            needed = self._index.get_current_count() + max(len(labels) - self.dead, 0)
             if needed > self._index.get_max_elements():
                 self._index.resize_index(max(needed, 2 * self._index.get_max_elements()))
             # One thread keeps construction deterministic: the same data gives the same graph.
-            self._index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels), num_threads=1)
+            self._index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels), num_threads=1,
+                                  replace_deleted=True)
+            self.dead = max(self.dead - len(labels), 0)
+
+    def delete(self, labels) -> None:
+        """Removes ``labels`` from every later search (labels it does not hold are ignored)."""
+        with self._lock:
+            for label in labels:
+                try:
+                    self._index.mark_deleted(int(label))
+                except RuntimeError:  # not in the index, or already deleted
+                    continue
+                self.dead += 1
 
     def search(self, vector: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """About the ``n`` nearest labels and their approximate scores, best first (``n`` clamped to the size)."""
@@ -105,13 +125,14 @@ class VectorIndex:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: Path, dim: int) -> "VectorIndex":
-        """Reads an index written by :meth:`save`."""
+    def load(cls, path: Path, dim: int, dead: int = 0) -> "VectorIndex":
+        """Reads an index written by :meth:`save` (``dead``: how many of its slots were marked deleted)."""
         index = cls.__new__(cls)
         index.dim = dim
         index._index = hnswlib.Index(space="ip", dim=dim)
-        index._index.load_index(str(path))
+        index._index.load_index(str(path), allow_replace_deleted=True)
         index._lock = threading.Lock()
+        index.dead = dead
         return index
 
 

@@ -19,6 +19,7 @@ to ``$FEDRAG_SPEC``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import json
 import logging
@@ -34,9 +35,9 @@ from bus.connection import connect
 from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest
 from bus.server import NatsServer
-from bus.subjects import ASK, query_subject
+from bus.subjects import ASK, org_of, query_subject, validate_path
 from nodes.run import render
-from nodes.run.federation import Federation, make_access, serve_gateway, serve_org, wait_for_signal
+from nodes.run.federation import Federation, broker_options, make_access, serve_gateway, serve_org, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies import broker
 from policies.access import Credentials, issuer
@@ -45,6 +46,7 @@ from policies.explain import explain, matrix_text
 
 DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
 DEFAULT_SPEC = os.environ.get("FEDRAG_SPEC")
+DEMO_STATE = ".fedrag/demo"
 
 
 def _say(text: str) -> None:
@@ -117,7 +119,13 @@ async def cmd_demo(args) -> int:
 
     folder = Path(args.state_dir).resolve()
     started = time.monotonic()
-    spec_path = prepare(folder, seed=args.seed)
+    if args.data:
+        from nodes.demo import case_study
+
+        folder = Path(args.state_dir if args.state_dir != DEMO_STATE else ".fedrag/case-study").resolve()
+        spec_path = case_study.prepare(Path(args.data), folder)
+    else:
+        spec_path = prepare(folder, seed=args.seed)
     spec = FederationSpec.load(spec_path)
     _say(f"demo federation in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves, "
          f"{len(spec.users)} users")
@@ -191,6 +199,48 @@ async def cmd_ask(args) -> int:
         return await _print_answer(nc, request, args.json, creds, f"{ASK}.{args.via}" if args.via else ASK)
     finally:
         await nc.drain()
+
+
+async def cmd_ingest(args) -> int:
+    from nodes.data.loaders import check
+    from nodes.run.ingest import IngestSummary, ingest, read_records
+
+    path = validate_path(args.to)
+    options = dict(_option(text) for text in args.option)
+    check(args.format, options)
+    if not args.files and not args.delete:
+        raise SpecError("nothing to ingest: give a FILE and/or --delete ID")
+    connect_options, url = {}, args.nats
+    if args.spec:
+        spec = FederationSpec.load(Path(args.spec))
+        node = spec.leaves().get(path)
+        if node is None or not node.ingest:
+            live = ", ".join(p for p, n in spec.leaves().items() if n.ingest) or "none"
+            raise SpecError(f"{path} is not a leaf that takes records live in {spec.source} "
+                            f"(give it 'ingest = true'; leaves that do: {live})")
+        connect_options = broker_options(spec, broker.org_user(org_of(path)))
+    summary = IngestSummary(path)
+    records = read_records([Path(f) for f in args.files], args.format, options, summary)
+    nc = await connect(url, "fedrag-ingest", timeout=5.0, **connect_options)
+    try:
+        if not args.spec and not args.quiet:
+            nodes = await discover(nc, timeout=0.5)
+            if not any(n.path == path and n.info.metadata.get("ingest") == "yes" for n in nodes):
+                _say(f"note: no leaf {path} that takes records live is serving now; the records wait in the stream")
+        await ingest(nc, path, records, list(args.delete), summary, wait_s=args.wait, verbose=not args.quiet)
+    finally:
+        await nc.drain()
+    print(json.dumps(dataclasses.asdict(summary), default=str, indent=2) if args.json else summary.text())
+    if not summary.complete:
+        return 4
+    return 3 if summary.rejected or summary.skipped else 0
+
+
+def _option(text: str) -> tuple[str, str | bool]:
+    if "=" not in text:
+        raise SpecError(f"--option {text!r}: expected NAME=VALUE")
+    name, value = text.split("=", 1)
+    return name.strip(), {"true": True, "false": False}.get(value.strip().lower(), value.strip())
 
 
 async def cmd_explain(args) -> int:
@@ -311,7 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="start a broker and the demo federation, ask a sample question")
     p.add_argument("--serve", action="store_true", help="keep serving; print NATS_URL=... once ready")
-    p.add_argument("--state-dir", default=".fedrag/demo", help="where the demo corpus and indexes live")
+    p.add_argument("--state-dir", default=DEMO_STATE, help="where the demo corpus and indexes live "
+                   "(default .fedrag/demo, or .fedrag/case-study with --data)")
+    p.add_argument("--data", metavar="DIR", help="run the case study on the public data in DIR (e.g. ../shared/data) "
+                   "instead of the generated corpus")
     p.add_argument("--seed", type=int, default=7, help="corpus seed (default 7)")
     p.add_argument("--question", help="ask this instead of the sample question")
     p.add_argument("--in-process", action="store_true", help="run every organization in this process")
@@ -382,6 +435,23 @@ def build_parser() -> argparse.ArgumentParser:
                      "every node admits)")
     who.add_argument("--token", metavar="FILE")
     p.set_defaults(run=cmd_compare)
+
+    p = sub.add_parser("ingest", help="send records (and deletions) to a leaf through its durable stream",
+                       description="Exits 0 when every record was applied, 3 when some were skipped or rejected "
+                       "(listed), 4 when the leaf had not applied everything when --wait ended (the rest waits "
+                       "in the stream).")
+    p.add_argument("files", nargs="*", metavar="FILE", help="records to add or replace (a folder for folder formats)")
+    p.add_argument("--to", required=True, metavar="PATH", help="the leaf, e.g. hospital_a.medicine")
+    p.add_argument("--format", default="fedrag", help="the files' format (fedrag, jsonl, csv, mtsamples, "
+                   "mimic-discharge, mimic-hosp, synthea, aci-bench)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a loader option, e.g. text=note")
+    p.add_argument("--delete", nargs="+", default=[], metavar="ID", help="record ids to delete")
+    p.add_argument("--spec", default=DEFAULT_SPEC, help="the federation spec: check the leaf, connect as its organization")
+    p.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the leaf to apply (default 120)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    nats_option(p)
+    p.set_defaults(run=cmd_ingest)
 
     p = sub.add_parser("explain", help="the access matrix from the spec's policies, or why a user may or may not")
     p.add_argument("spec")

@@ -36,7 +36,8 @@ from nodes.gateway import Gateway
 from nodes.leaf import Leaf
 from nodes.router import Router
 from nodes.run.spec import FederationSpec
-from nodes.data.store import LeafStore
+from nodes.data.ingest import Ingestor
+from nodes.data.sync import open_leaf
 from policies import broker, keys
 from policies.abac import NodePolicy, Policy
 from policies.access import Access
@@ -50,18 +51,6 @@ RESTART_BACKOFF_S = (1.0, 30.0)
 STABLE_AFTER_S = 60.0
 
 
-def progress_printer(path: str) -> Callable[[int, int], None]:
-    """Prints embedding progress for one leaf to stderr, about every tenth of the way."""
-    step = {"next": 0}
-
-    def report(done: int, total: int) -> None:
-        if done >= step["next"] or done == total:
-            print(f"  {path}: embedded {done}/{total} passages", file=sys.stderr, flush=True)
-            step["next"] = done + max(total // 10, 1)
-
-    return report
-
-
 def make_access(spec: FederationSpec) -> Access | None:
     """This process's identities and policies, or ``None`` for an open federation (no ``[identity]``)."""
     if spec.identity is None:
@@ -71,8 +60,11 @@ def make_access(spec: FederationSpec) -> Access | None:
 
 
 async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
-                    verbose: bool = True, access: Access | None = None) -> list[NodeService]:
+                    verbose: bool = True, access: Access | None = None, keep_model: bool = True) -> list[NodeService]:
     """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet).
+
+    With ``keep_model`` false (an organization process, which embeds no questions), the embedding
+    model is released once the stores are built; an ingesting leaf loads it again while it embeds.
 
     A leaf whose data file is missing or malformed is reported on stderr and left out; the rest
     of the organization serves, and queries report that leaf ``unavailable``.
@@ -88,10 +80,10 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
             nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate,
                                 leaves={child: spec.count_leaves(child) for child in children}))
             continue
-        progress = progress_printer(path) if verbose else None
         try:
-            store, built = await loop.run_in_executor(
-                None, LeafStore.open, spec.leaf_folder(path), node.data, embedder_factory, fingerprint, progress)
+            store, outcome, report = await loop.run_in_executor(None, lambda: open_leaf(
+                spec.leaf_folder(path), node.source(), fingerprint, embedder_factory, path=path,
+                max_chars=node.max_chars, verbose=verbose))
         except StoreError as exc:
             # One bad data file must not take its organization down: the leaf stays away from the
             # bus, so every query reports it ``unavailable`` until its data is fixed.
@@ -99,9 +91,15 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
             log.error("leaf %s not started: %s", path, exc)
             continue
         if verbose:
-            print(f"  {path}: {len(store)} passages ({'built' if built else 'reused saved index'})",
-                  file=sys.stderr, flush=True)
-        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate))
+            done = outcome.summary() if outcome is not None else "reused saved index"
+            print(f"  {path}: {len(store)} passages ({done})", file=sys.stderr, flush=True)
+            if report is not None and (report.skipped_count or report.notes):
+                print("    " + report.summary().replace("\n", "\n    "), file=sys.stderr, flush=True)
+        ingestor = None
+        if node.ingest:
+            release = emb.release if embedder_factory is emb.shared and not keep_model else None
+            ingestor = Ingestor(path, store, embedder_factory, release=release)
+        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor))
     return nodes
 
 
@@ -349,7 +347,8 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
     die_with_parent()
     access = make_access(spec)
-    nodes = await build_org(spec, org, verbose=verbose, access=access)
+    nodes = await build_org(spec, org, verbose=verbose, access=access, keep_model=False)
+    emb.release()  # built: the model is loaded again only to embed records that arrive live
     link = Link(url, f"fedrag-org-{org}", on_connect=serving(nodes, org, access),
                 **broker_options(spec, broker.org_user(org)))
     await link.open()

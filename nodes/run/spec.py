@@ -15,8 +15,17 @@ Example::
     [orgs.hospital_b.units.cardiology.units.echo]     # units nest to any depth
     data = "corpus/hospital_b/echo.jsonl"
 
-A node with ``data`` is a leaf; a node with ``units`` is a router over them; a node must have
-exactly one of the two. Relative paths are relative to the spec file.
+    [orgs.hospital_c.units.notes]
+    data = "/srv/mimic/note/discharge.csv"
+    format = "mimic-discharge"          # see nodes.data.loaders for the formats and their options
+    options = {synthetic_names = true}
+    where = {service = ["MEDICINE"]}    # keep only these records (split a hospital by department)
+    shard = [3, 0]                      # or one of N stable shares of the patients
+    ingest = true                       # also take records live from fed.ingest.hospital_c.notes
+    max_chars = 800                     # passage size
+
+A node with ``data`` (or ``ingest = true``) is a leaf; a node with ``units`` is a router over them.
+Relative paths are relative to the spec file.
 
 Identities and access are optional: an ``[identity]`` table, ``[users.<id>]`` tables for development
 sign-in (:mod:`policies.access`), and on any node ``gate = [...]``, ``default`` and, on leaves,
@@ -47,6 +56,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus.errors import SpecError
 from bus.subjects import validate_path
+from nodes.data import loaders
+from nodes.data.chunking import DEFAULT_MAX_CHARS
+from nodes.data.sync import DataSource
 from policies.abac import DocumentRule, NodePolicy, Policy
 from policies.access import IdentitySettings, UserSpec
 
@@ -63,6 +75,12 @@ class NodeSpec(BaseModel):
 
     label: str | None = None
     data: Path | None = None
+    format: str = "fedrag"
+    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    where: dict[str, list[str | int | float | bool]] | None = None
+    shard: tuple[int, int] | None = None
+    ingest: bool = False
+    max_chars: int = Field(DEFAULT_MAX_CHARS, ge=100, le=10_000)
     units: dict[str, "NodeSpec"] = Field(default_factory=dict)
     gate: list[Policy] = Field(default_factory=list)
     default: Literal["allow", "deny"] = "allow"
@@ -70,11 +88,25 @@ class NodeSpec(BaseModel):
 
     @model_validator(mode="after")
     def _leaf_or_router(self) -> "NodeSpec":
-        if (self.data is None) == (not self.units):
-            raise ValueError("a node needs exactly one of 'data' (a leaf) or 'units' (a router)")
+        leaf = self.data is not None or self.ingest
+        if leaf == bool(self.units):
+            raise ValueError("a node needs either 'data' and/or 'ingest = true' (a leaf) or 'units' (a router)")
         if self.units and self.documents:
             raise ValueError("'documents' rules belong to leaves (nodes with 'data'), not routers")
+        if self.shard is not None and not 0 <= self.shard[1] < self.shard[0]:
+            raise ValueError("'shard' is [N, i] with 0 <= i < N")
+        loaders.check(self.format, self.options)
         return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.units
+
+    def source(self) -> DataSource | None:
+        """The leaf's data file or folder and how to read it (``None`` for an ingestion-only leaf)."""
+        if self.data is None:
+            return None
+        return DataSource(self.data, self.format, dict(self.options), self.where, self.shard)
 
     def policy(self) -> NodePolicy:
         """This node's policies, as its gate enforces them."""
@@ -179,9 +211,9 @@ class FederationSpec(BaseModel):
             if org is None or name == org:
                 yield from walk(name, node)
 
-    def leaves(self, org: str | None = None) -> dict[str, Path]:
-        """Leaf path to data file."""
-        return {path: node.data for path, node in self.nodes(org) if node.data is not None}
+    def leaves(self, org: str | None = None) -> dict[str, NodeSpec]:
+        """Leaf path to its node spec."""
+        return {path: node for path, node in self.nodes(org) if node.is_leaf}
 
     def routers(self, org: str | None = None) -> dict[str, list[str]]:
         """Router path to its children's paths."""

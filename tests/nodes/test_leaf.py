@@ -8,7 +8,7 @@ import pytest
 
 from bus.messages import Filters, Query
 from nodes.leaf import Leaf
-from nodes.data.store import LeafStore
+from nodes.data.sync import DataSource, open_leaf
 
 HISTORY = "PAST MEDICAL HISTORY: hypertension, type 2 diabetes, chronic kidney disease."
 RECORDS = [
@@ -23,7 +23,9 @@ RECORDS = [
 def leaf(tmp_path, embedder):
     data = tmp_path / "leaf.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
-    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    # passages of at most 100 characters: each section is a passage of its own
+    store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, max_chars=100,
+                      verbose=False)[0]
     yield Leaf("site.cardiology", store)
     store.close()
 
@@ -82,7 +84,7 @@ def test_every_passage_tied_with_the_kth_is_returned(tmp_path, embedder):
     same = "Patient reports no known drug allergies."
     data = tmp_path / "ties.jsonl"
     data.write_text("".join(json.dumps({"id": f"r{i:02d}", "text": same}) + "\n" for i in range(12)))
-    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, verbose=False)[0]
     hits, _, _ = Leaf("site.x", store).search(query(embedder, "allergies", k=3, fetch_k=3), lambda p: True)
     scores = {h.score for h in hits}
     # identical texts embedded in one batch get identical vectors, so all twelve tie

@@ -17,9 +17,10 @@ import pytest
 from bus.connection import connect
 from nodes.data.baseline import CentralIndex
 from nodes.run.federation import Federation
-from nodes.data.chunking import chunk, file_digest, load_jsonl
+from nodes.data.chunking import chunk
+from nodes.data.records import Record
+from nodes.data.sync import open_leaf
 from nodes.run.spec import FederationSpec
-from nodes.data.store import LeafStore
 from tests.nodes.run.test_federation import ask_and_compare
 
 PATIENTS = ["Ana Ruiz", "Bo Chen", "Grace Okafor", "Dev Patel", None]
@@ -41,37 +42,50 @@ def _tree(rng: np.random.Generator, depth: int) -> dict[str, list[str]]:
     return leaves
 
 
+class KnownVectors:
+    """An embedder that gives each passage text the vector the test chose for it."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[text] for text in texts])
+
+
 def write_tied_federation(folder, seed: int, fingerprint: str) -> FederationSpec:
     """A federation spec over generated leaves whose stores hold heavily tied vectors."""
     rng = np.random.default_rng(seed)
     bases = rng.normal(size=(12, 384)).astype(np.float32)
     bases /= np.linalg.norm(bases, axis=1, keepdims=True)
+    nudged = bases.copy()  # each base's copy one float32 step away: a near-tie
+    for row in nudged:
+        at = int(rng.integers(384))
+        row[at] = np.nextafter(row[at], np.float32(2.0))
     texts = [" ".join(rng.choice(WORDS, size=5)) + "." for _ in bases]
     weights = np.linspace(3.0, 1.0, len(bases))
     weights /= weights.sum()
     lines = ['[federation]', 'name = "ties"', 'state_dir = "state"', "deadline_ms = 10000", ""]
-    vectors: dict[str, np.ndarray] = {}
+    known = KnownVectors(fingerprint)
     for paths in _tree(rng, depth=1 + seed % 3).values():
         for path in paths:
-            records, rows = [], []
+            records = []
             for i in range(int(rng.integers(8, 30))):
                 base = int(rng.choice(len(bases), p=weights))
-                records.append({"id": f"r{i:03d}", "text": texts[base], "patient": PATIENTS[int(rng.integers(len(PATIENTS)))]})
-                row = bases[base].copy()
-                if rng.random() < 0.3:  # a copy one float32 step away: a near-tie
-                    at = int(rng.integers(384))
-                    row[at] = np.nextafter(row[at], np.float32(2.0))
-                rows.append(row)
+                near = rng.random() < 0.3
+                # the store gives equal texts equal vectors, so a near-tie needs its own text
+                record = Record(f"r{i:03d}", texts[base] + (" Again." if near else ""),
+                                PATIENTS[int(rng.integers(len(PATIENTS)))])
+                [passage] = chunk(record)
+                known.vectors[passage.text] = (nudged if near else bases)[base]
+                records.append({"id": record.id, "text": record.text, "patient": record.patient})
             (folder / f"{path}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-            vectors[path] = np.stack(rows)
             lines += [f"[orgs.{'.units.'.join(path.split('.'))}]", f'data = "{path}.jsonl"', ""]
     spec_path = folder / "ties.toml"
     spec_path.write_text("\n".join(lines))
     spec = FederationSpec.load(spec_path)
-    for path, data in spec.leaves().items():
-        passages = [p for record in load_jsonl(data) for p in chunk(record)]
-        assert len(passages) == len(vectors[path]), "one passage per record keeps vectors aligned"
-        LeafStore.write(spec.leaf_folder(path), passages, vectors[path], fingerprint, file_digest(data))
+    for path, node in spec.leaves().items():
+        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, lambda: known, verbose=False)[0].close()
     return spec
 
 

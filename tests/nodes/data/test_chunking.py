@@ -1,52 +1,48 @@
-import json
-
-import pytest
-
-from bus.errors import StoreError
-from nodes.data.chunking import MAX_PASSAGE_CHARS, chunk, load_jsonl
+from nodes.data.chunking import chunk, sections, sentences
+from nodes.data.records import Record
 
 
-def write(tmp_path, lines):
-    path = tmp_path / "d.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+def test_short_sections_share_a_passage_that_carries_name_and_date_once():
+    record = Record("n1", "CHIEF COMPLAINT: cough.\n\nPLAN: antibiotics.", "Ana Ruiz", "2023-04-02")
+    [passage] = chunk(record)
+    assert passage.id == "n1" and passage.record_id == "n1" and passage.section == "CHIEF COMPLAINT"
+    assert passage.text == "Ana Ruiz, 2023-04-02. CHIEF COMPLAINT: cough. PLAN: antibiotics."
 
 
-def test_notes_are_cut_at_sections_and_carry_the_patient():
-    record = {"id": "n1", "text": "CHIEF COMPLAINT: cough.\n\nPLAN: antibiotics.", "patient": "Ana Ruiz", "metadata": {}}
-    passages = chunk(record)
-    assert [p.id for p in passages] == ["n1#0", "n1#1"]
-    assert all(p.text.startswith("Patient: Ana Ruiz. ") and p.record_id == "n1" for p in passages)
-    assert passages[1].text.endswith("PLAN: antibiotics.")
-
-
-def test_a_one_section_record_keeps_its_id():
-    assert [p.id for p in chunk({"id": "row", "text": "Admission A-1.", "patient": None, "metadata": {}})] == ["row"]
-
-
-def test_long_sections_are_split_at_sentences():
+def test_sentences_are_packed_up_to_the_size_and_never_cut():
     text = " ".join(f"Sentence number {i} is here." for i in range(200))
-    passages = chunk({"id": "x", "text": text, "patient": None, "metadata": {}})
-    assert len(passages) > 1
-    assert all(len(p.text) <= MAX_PASSAGE_CHARS for p in passages)
-    assert all(p.text.endswith(".") for p in passages)
+    passages = chunk(Record("x", text), max_chars=300)
+    assert len(passages) > 1 and [p.id for p in passages][:2] == ["x#0", "x#1"]
+    assert all(len(p.text) <= 300 and p.text.endswith(".") for p in passages)
     assert " ".join(p.text for p in passages) == text
 
 
-@pytest.mark.parametrize("line, message", [
-    ("{not json", "not valid JSON"),
-    ('["a"]', "expected a JSON object"),
-    ('{"text": "x"}', "missing string field 'id'"),
-    ('{"id": "a", "text": ""}', "has no 'text'"),
-    ('{"id": "a", "text": "x", "metadata": {"n": {"deep": 1}}}', "scalar"),
-])
-def test_malformed_lines_are_named_by_file_and_line(tmp_path, line, message):
-    path = write(tmp_path, [json.dumps({"id": "ok", "text": "fine"}), line])
-    with pytest.raises(StoreError, match=rf"d\.jsonl:2: .*{message}"):
-        load_jsonl(path)
+def test_a_heading_travels_with_its_text_and_names_the_section():
+    body = " ".join(f"Line {i} of the history." for i in range(30))
+    text = f"HISTORY OF PRESENT ILLNESS: {body}\nMEDICATIONS: Lisinopril 10 mg daily. Metformin 500 mg b.i.d. with meals."
+    passages = chunk(Record("r", text, "Bo Chen"), max_chars=400)
+    medications = [p for p in passages if "Lisinopril" in p.text]
+    assert len(medications) == 1 and "MEDICATIONS: Lisinopril" in medications[0].text
+    assert not passages[-1].text.rstrip().endswith("MEDICATIONS:"), "a heading is never left alone at a passage's end"
+    assert all(p.text.startswith("Bo Chen. ") for p in passages)
 
 
-def test_duplicate_ids_are_refused(tmp_path):
-    path = write(tmp_path, [json.dumps({"id": "a", "text": "x"})] * 2)
-    with pytest.raises(StoreError, match="duplicate id 'a'"):
-        load_jsonl(path)
+def test_deidentified_header_lines_are_dropped():
+    text = "Name:  ___                     Unit No:   ___\nAdmission Date:  ___   Discharge Date:   ___\n" \
+           "Service: MEDICINE\nChief Complaint: dyspnea"
+    kept = sections(text)
+    assert kept == [("Service", "MEDICINE"), ("Chief Complaint", "dyspnea")]
+
+
+def test_abbreviations_and_initials_do_not_end_a_sentence():
+    said = sentences("Seen by Dr. Patel at 9 a.m. today. Takes metformin b.i.d. for diabetes. J. Smith agreed.")
+    assert said == ["Seen by Dr. Patel at 9 a.m. today.", "Takes metformin b.i.d. for diabetes.", "J. Smith agreed."]
+
+
+def test_a_sentence_longer_than_the_size_is_split_at_words():
+    passages = chunk(Record("w", " ".join(["word"] * 400) + "."), max_chars=200)
+    assert all(len(p.text) <= 200 for p in passages) and sum(p.text.count("word") for p in passages) == 400
+
+
+def test_empty_or_debris_only_text_gives_no_passage():
+    assert chunk(Record("e", "Name: ___ Unit No: ___\n\n   ")) == []

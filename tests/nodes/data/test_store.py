@@ -4,7 +4,10 @@ import numpy as np
 import pytest
 
 from bus.errors import StoreError
+from nodes.data import store as store_module
+from nodes.data.records import Record
 from nodes.data.store import LeafStore
+from nodes.data.sync import DataSource, open_leaf
 
 RECORDS = [
     {"id": "n1", "text": "CHIEF COMPLAINT: chest pain.\n\nPLAN: cardiac catheterization.", "patient": "Ana Ruiz"},
@@ -29,62 +32,137 @@ def data(tmp_path):
     return path
 
 
+def opened(tmp_path, data, factory, fingerprint=None):
+    if fingerprint is None:
+        fingerprint = factory.embedder.fingerprint if isinstance(factory, CountingFactory) else factory().fingerprint
+    return open_leaf(tmp_path / "s", DataSource(data), fingerprint, factory, verbose=False)
+
+
+def texts(store, vector, k=10):
+    labels, _ = store.index.search(vector, k)
+    return {p.record_id: p.text for p in store.passages(labels).values()}
+
+
 def test_build_then_reuse_without_embedding(tmp_path, data, embedder):
     factory = CountingFactory(embedder)
-    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
-    assert built and len(store) == 6 and factory.calls == 1
+    store, outcome, report = opened(tmp_path, data, factory)
+    assert outcome.added == 3 and outcome.embedded == len(store) and report.accepted == 3
     store.close()
-    again, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
-    assert not built and len(again) == 6 and factory.calls == 1, "a restart reuses the saved index"
+    factory.calls = 0
+    again, outcome, _ = opened(tmp_path, data, factory)
+    assert outcome is None and len(again) == len(store) and factory.calls == 0, "a restart embeds nothing"
 
 
-def test_changed_data_or_model_rebuilds(tmp_path, data, embedder):
+def test_a_changed_file_embeds_only_new_text(tmp_path, data, embedder):
     factory = CountingFactory(embedder)
-    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
+    store, first, _ = opened(tmp_path, data, factory)
+    store.close()
     with open(data, "a") as fh:
-        fh.write(json.dumps({"id": "n4", "text": "Seizure."}) + "\n")
-    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
-    assert built and len(store) == 7
+        fh.write(json.dumps({"id": "n4", "text": "Seizure at home.", "patient": "Cy Diaz"}) + "\n")
+    store, outcome, _ = opened(tmp_path, data, factory)
+    assert (outcome.added, outcome.unchanged, outcome.embedded) == (1, 3, 1)
+    assert store.records() == 4
+    data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS[:2]))
+    store.close()
+    store, outcome, _ = opened(tmp_path, data, factory)
+    assert outcome.deleted == 2 and store.records() == 2, "records gone from the file leave the leaf"
+
+
+def test_another_model_cuts_and_embeds_again_and_a_wrong_embedder_is_refused(tmp_path, data, embedder):
+    factory = CountingFactory(embedder)
+    opened(tmp_path, data, factory)[0].close()
     with pytest.raises(StoreError, match="differs"):
-        LeafStore.open(tmp_path / "s", data, factory, "another-model:384:0")
+        opened(tmp_path, data, factory, "another-model:384:0")
 
 
-def test_corrupt_index_is_rebuilt(tmp_path, data, embedder):
+def test_corrupt_or_missing_index_is_rebuilt_from_sqlite_without_embedding(tmp_path, data, embedder):
     factory = CountingFactory(embedder)
-    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
+    store, _, _ = opened(tmp_path, data, factory)
+    count = len(store)
+    store.close()
     (tmp_path / "s" / "index.hnsw").write_bytes(b"\x00garbage")
-    store, built = LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)
-    assert built and len(store) == 6
+    factory.calls = 0
+    store, _, _ = opened(tmp_path, data, factory)
+    assert len(store) == count and factory.calls == 0
+    store.close()
+    (tmp_path / "s" / "index.json").unlink()
+    store = LeafStore.existing(tmp_path / "s")
+    assert len(store) == count
 
 
-def test_interrupted_build_is_redone(tmp_path, data, embedder):
-    factory = CountingFactory(embedder)
-    LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[0].close()
-    (tmp_path / "s" / "meta.json").unlink()  # as if the process died before the last write
-    assert LeafStore.open(tmp_path / "s", data, factory, embedder.fingerprint)[1]
+def test_changes_after_the_last_save_are_replayed(tmp_path, data, embedder):
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    store.apply([Record("n9", "Known penicillin allergy with hives.", "Ana Ruiz")], ["n2"], lambda: embedder)
+    # no close(), no save: as if the process was killed right after the commit
+    assert json.loads((tmp_path / "s" / "index.json").read_text())["seq"] < store._applied
+    again = LeafStore.existing(tmp_path / "s")
+    q = embedder.embed_one("penicillin allergy")
+    found = texts(again, q)
+    assert "n9" in found and "n2" not in found and len(again) == len(store)
+
+
+def test_update_and_delete_take_effect_at_once_and_after_a_restart(tmp_path, data, embedder):
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    q = embedder.embed_one("warfarin dosing for atrial fibrillation")
+    outcome = store.apply([Record("n1", "Started warfarin for atrial fibrillation, INR goal 2-3.", "Ana Ruiz")],
+                          ["n3"], lambda: embedder)
+    assert (outcome.updated, outcome.deleted) == (1, 1)
+    found = texts(store, q)
+    assert "warfarin" in found["n1"] and "n3" not in found
+    assert all("catheterization" not in p.text for p in store.passages(store.labels()).values())
+    store.close()
+    again = LeafStore.existing(tmp_path / "s")
+    found = texts(again, q)
+    assert "warfarin" in found["n1"] and "n3" not in found and again.records() == 2
+
+
+def test_the_same_record_twice_changes_nothing(tmp_path, data, embedder):
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    record = Record("n7", "Asthma exacerbation treated with nebulizers.", "Bo Chen", "2024-01-02", {"dept": "er"})
+    first = store.apply([record], [], lambda: embedder)
+    labels = store.labels()
+    again = store.apply([record], ["never-there"], lambda: embedder)
+    assert first.added == 1 and again.unchanged == 1 and again.absent == 1 and store.labels() == labels
+
+
+def test_dead_slots_are_compacted(tmp_path, data, embedder, monkeypatch):
+    monkeypatch.setattr(store_module, "MIN_DEAD", 4)
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    for round_ in range(4):
+        store.apply([Record(r["id"], f"{r['text']} Visit {round_}.", r["patient"]) for r in RECORDS], [],
+                    lambda: embedder)
+    assert store.index.dead <= max(4, 0.25 * len(store)) and len(store) == 3
+    assert store.index.search(embedder.embed_one("chest pain"), 3)[0].size == 3
 
 
 def test_missing_data_file_is_a_clear_error(tmp_path, embedder):
     with pytest.raises(StoreError, match="does not exist"):
-        LeafStore.open(tmp_path / "s", tmp_path / "nope.jsonl", lambda: embedder, embedder.fingerprint)
+        opened(tmp_path, tmp_path / "nope.jsonl", lambda: embedder)
 
 
 def test_scores_are_exact_and_patients_are_known_by_key(tmp_path, data, embedder):
-    store, _ = LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
     q = embedder.embed_one("chest pain")
     passages, matrix = store.all_vectors()
-    scored = store.scored(range(len(passages)), q)
+    labels = store.labels()
+    scored = store.scored(labels, q)
     assert [p.id for p, _ in scored] == [p.id for p in passages]
     assert np.allclose([s for _, s in scored], matrix @ q, atol=1e-6)
-    assert [s for _, s in store.scored([3], q)] == [scored[3][1]], "a score does not depend on its batch"
+    assert [s for _, s in store.scored([labels[1]], q)] == [scored[1][1]], "a score does not depend on its batch"
     assert store.known_patients(["bo  CHEN", "Nobody Here", "ana ruiz"]) == ["bo  CHEN", "ana ruiz"]
-    assert len(store.labels_of_patients(["Bo Chen"])) == 4
+    assert {p.record_id for p in store.passages(store.labels_of_patients(["Bo Chen"])).values()} == {"n2", "n3"}
 
 
-def test_malformed_new_data_leaves_the_saved_store_intact(tmp_path, data, embedder):
-    LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)[0].close()
+def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_records(tmp_path, data, embedder):
     with open(data, "a") as fh:
         fh.write("{broken\n")
-    with pytest.raises(StoreError, match="leaf.jsonl:4"):
-        LeafStore.open(tmp_path / "s", data, lambda: embedder, embedder.fingerprint)
-    assert len(LeafStore.load(tmp_path / "s")) == 6
+        fh.write(json.dumps({"id": "n1", "text": "duplicate"}) + "\n")
+        fh.write(json.dumps({"id": "n5", "text": "   "}) + "\n")
+    store, outcome, report = opened(tmp_path, data, lambda: embedder)
+    assert outcome.added == 3 and report.skipped_count == 3
+    where = [s.where for s in report.skipped]
+    assert where == [f"{data}:4", f"{data}:5", f"{data}:6"], report.summary()
+    store.close()
+    data.unlink()
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    assert store.records() == 3, "data that cannot be read leaves the stored records serving"

@@ -23,14 +23,18 @@ data = "sub/d.jsonl"
 data = "e.jsonl"
 """))
     assert spec.routers() == {"a": ["a.b", "a.c"], "a.c": ["a.c.d"]}
-    assert spec.leaves() == {"a.b": tmp_path / "b.jsonl", "a.c.d": tmp_path / "sub/d.jsonl", "e": tmp_path / "e.jsonl"}
+    assert {path: node.data for path, node in spec.leaves().items()} == {
+        "a.b": tmp_path / "b.jsonl", "a.c.d": tmp_path / "sub/d.jsonl", "e": tmp_path / "e.jsonl"}
     assert spec.federation.state_dir == tmp_path / ".fedrag-state" / "t"
     assert spec.leaf_folder("a.c.d") == tmp_path / ".fedrag-state/t/leaves/a.c.d"
 
 
 @pytest.mark.parametrize("text, message", [
-    ("[orgs.a]\n", "exactly one of 'data'"),
-    ('[orgs.a]\ndata = "x"\n[orgs.a.units.b]\ndata = "y"\n', "exactly one of 'data'"),
+    ("[orgs.a]\n", "either 'data'"),
+    ('[orgs.a]\ndata = "x"\n[orgs.a.units.b]\ndata = "y"\n', "either 'data'"),
+    ('[orgs.a]\ndata = "x"\nformat = "excel"\n', "unknown data format 'excel'"),
+    ('[orgs.a]\ndata = "x"\nformat = "csv"\noptions = {colour = "red"}\n', "takes no option 'colour'"),
+    ('[orgs.a]\ndata = "x"\nshard = [2, 2]\n', "0 <= i < N"),
     ('[orgs."Bad Name"]\ndata = "x"\n', "invalid node path"),
     ('[federation]\ndeadline_ms = -1\n[orgs.a]\ndata = "x"\n', "deadline_ms"),
     ('[orgs.a]\ndata = "x"\ntypo = 1\n', "typo"),
