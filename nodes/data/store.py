@@ -222,6 +222,7 @@ class LeafStore:
         self.save_index()
 
     def _vectors(self, labels: list[int]) -> np.ndarray:
+        labels = [int(label) for label in labels]
         marks = ",".join("?" * len(labels))
         with self._lock:
             rows = dict(self._db.execute(f"SELECT label, vector FROM passages WHERE label IN ({marks})", labels).fetchall())

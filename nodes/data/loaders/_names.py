@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import hashlib
 
-_FIRST = ("James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda", "David", "Elizabeth", "William",
-          "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Carlos", "Karen", "Wei", "Aisha",
-          "Mateo", "Priya", "Kwame", "Sofia", "Hiroshi", "Fatima", "Dmitri", "Amara", "Luis", "Ingrid", "Omar",
-          "Chloe", "Ravi", "Zanele", "Tomas", "Leila", "Andre", "Mei")
+FEMALE = ("Mary", "Patricia", "Jennifer", "Linda", "Elizabeth", "Barbara", "Susan", "Jessica", "Sarah", "Karen", "Aisha",
+           "Priya", "Sofia", "Fatima", "Amara", "Ingrid", "Chloe", "Zanele", "Leila", "Mei")
+MALE = ("James", "Robert", "John", "Michael", "David", "William", "Richard", "Joseph", "Thomas", "Carlos", "Wei", "Mateo",
+         "Kwame", "Hiroshi", "Dmitri", "Luis", "Omar", "Ravi", "Tomas", "Andre")
 _LAST = ("Smith", "Johnson", "Williams", "Brown", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Hernandez",
          "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Okafor",
          "Nakamura", "Petrov", "Haddad", "Mensah", "Kowalski", "Singh", "Chen", "Nguyen", "Osei", "Rossi", "Larsen",
          "Novak", "Costa", "Ibrahim", "Dubois", "Kim", "Silva", "Ahmed", "Park")
 
 
-def synthetic_name(key: str) -> str:
-    """A stable "First Last" name for ``key`` (a subject id): the same key always gets the same name."""
+def synthetic_name(key: str, sex: str | None = None) -> str:
+    """A stable "First Last" name for ``key`` (a subject id): the same key always gets the same name.
+
+    ``sex`` (``F``/``M``, as MIMIC records it) picks a first name that matches what the record says.
+    """
     digest = hashlib.sha256(key.encode()).digest()
-    return f"{_FIRST[digest[0] % len(_FIRST)]} {_LAST[digest[1] % len(_LAST)]}"
+    first = {"F": FEMALE, "M": MALE}.get((sex or "").upper()[:1], FEMALE + MALE)
+    return f"{first[digest[0] % len(first)]} {_LAST[digest[1] % len(_LAST)]}"

@@ -28,10 +28,16 @@ from nodes.data.records import LoadReport, Record
 
 _SCRUBBED = re.compile(r"^\s*(Name|Unit No|Admission Date|Discharge Date|Date of Birth|Sex|Attending)\s*:", re.I)
 _SERVICE = re.compile(r"^\s*Service\s*:\s*(.+?)\s*$", re.I | re.M)
+#: MIMIC-IV's admission types, as a sentence says them.
+_ADMISSION_TYPES = {"EW EMER.": "Emergency", "EU OBSERVATION": "Emergency-unit observation", "OBSERVATION ADMIT":
+                    "Observation", "DIRECT EMER.": "Direct emergency", "DIRECT OBSERVATION": "Direct observation",
+                    "AMBULATORY OBSERVATION": "Ambulatory observation", "SURGICAL SAME DAY ADMISSION": "Same-day surgical",
+                    "ELECTIVE": "Elective", "URGENT": "Urgent"}
+_SEX = re.compile(r"\bSex\s*:\s*([FM])\b", re.I)
 
 
-def _person(subject_id: str, synthetic_names: bool) -> str:
-    return synthetic_name(f"mimic:{subject_id}") if synthetic_names else f"subject {subject_id}"
+def _person(subject_id: str, synthetic_names: bool, sex: str | None = None) -> str:
+    return synthetic_name(f"mimic:{subject_id}", sex) if synthetic_names else f"subject {subject_id}"
 
 
 def clean_discharge(text: str) -> tuple[str, str | None]:
@@ -44,12 +50,14 @@ def clean_discharge(text: str) -> tuple[str, str | None]:
 def read_discharge(path: Path, report: LoadReport, synthetic_names: bool = True) -> Iterator[tuple[str, Record]]:
     for line, row in csv_rows(path, report, ("note_id", "subject_id", "text")):
         where = f"{path}:{line}"
+        sex = _SEX.search(row["text"])
         text, service = clean_discharge(row["text"])
         metadata = {"subject_id": row["subject_id"], "hadm_id": row.get("hadm_id", ""), "note_type": row.get("note_type", "DS")}
         if service:
             metadata["service"] = service
         date = (row.get("charttime") or "")[:10] or None
-        yield where, Record(row["note_id"], text, _person(row["subject_id"], synthetic_names), date, metadata)
+        person = _person(row["subject_id"], synthetic_names, sex.group(1) if sex else None)
+        yield where, Record(row["note_id"], text, person, date, metadata)
 
 
 def _table(folder: Path, name: str) -> Path:
@@ -84,7 +92,8 @@ def read_hosp(path: Path, report: LoadReport, synthetic_names: bool = True, max_
         person = patients.get(subject, {})
         listed = [titles.get((code, version), f"ICD-{version} {code}") for _, code, version in sorted(diagnoses[hadm])]
         sex = {"F": "female", "M": "male"}.get(person.get("gender", ""), "sex unknown")
-        parts = [f"{row.get('admission_type', '').title()} admission on {row['admittime'][:10]}"
+        kind = row.get("admission_type", "")
+        parts = [f"{_ADMISSION_TYPES.get(kind, kind.lower())} admission on {row['admittime'][:10]}"
                  f" from {row.get('admission_location', '').lower() or 'unknown'}, discharged "
                  f"{row.get('dischtime', '')[:10]} to {row.get('discharge_location', '').lower() or 'unknown'}.",
                  f"Patient: {sex}, age {person.get('anchor_age', 'unknown')}."]
@@ -98,4 +107,4 @@ def read_hosp(path: Path, report: LoadReport, synthetic_names: bool = True, max_
                     "service": services[hadm][0] if services[hadm] else "",
                     "discharge_location": row.get("discharge_location", ""), "insurance": row.get("insurance", "")}
         yield f"{_table(folder, 'admissions')}:{line}", Record(
-            hadm, " ".join(parts), _person(subject, synthetic_names), row["admittime"][:10], metadata)
+            hadm, " ".join(parts), _person(subject, synthetic_names, person.get("gender")), row["admittime"][:10], metadata)

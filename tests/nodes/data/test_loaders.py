@@ -10,6 +10,7 @@ import pytest
 
 from bus.errors import SpecError, StoreError
 from nodes.data.loaders import check, load
+from nodes.data.loaders._names import FEMALE as FEMALE_NAMES
 from nodes.data.loaders.synthea import person_name
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
@@ -134,7 +135,8 @@ def test_mimic_discharge_drops_the_scrubbed_header_and_keeps_the_service(tmp_pat
     records, report = read(path, "mimic-discharge")
     [record] = records
     assert "___" not in record.text and "Chief Complaint:" in record.text and "Sex" not in record.text
-    assert record.metadata["service"] == "MEDICINE" and record.date == "2180-05-07" and record.patient
+    assert record.metadata["service"] == "MEDICINE" and record.date == "2180-05-07"
+    assert record.patient.split()[0] in FEMALE_NAMES, "named after the scrubbed header's sex"
     assert report.skipped_count == 1 and "empty text" in report.skipped[0].reason
     [plain], _ = read(path, "mimic-discharge", synthetic_names=False, where={"service": ["MEDICINE"]})
     assert plain.patient == "subject 10"
@@ -155,6 +157,8 @@ def test_mimic_hosp_joins_the_tables_of_an_admission(tmp_path):
     assert record.id == "20" and record.date == "2180-05-06" and record.metadata["service"] == "MED"
     assert "Diagnoses: Unspecified viral hepatitis C; Portal hypertension." in record.text
     assert "Medications: Furosemide, Lactulose." in record.text and "female, age 64" in record.text
+    assert record.text.startswith("Urgent admission on 2180-05-06")
+    assert record.patient.split()[0] in FEMALE_NAMES, "a synthetic name matches the recorded sex"
     (hosp / "prescriptions.csv.gz").unlink()
     with pytest.raises(StoreError, match="no prescriptions.csv"):
         read(hosp, "mimic-hosp")
