@@ -360,15 +360,20 @@ class LeafStore:
             outcome.embedded += len(missing)
         return found
 
+    def synced(self, key: str, digest: str) -> bool:
+        """Whether the store holds data file ``key`` as it was when its digest was ``digest``."""
+        return self._settings().get(f"file:{key}") == digest and not self.stale
+
     def sync_file(self, key: str, digest: str, records: Iterable[Record], embedder_factory: Callable,
-                  progress=None) -> Outcome | None:
+                  progress=None, total: int | None = None) -> Outcome | None:
         """Makes the records from data file ``key`` what ``records`` holds (``None``: ``digest`` is unchanged).
 
         Records of that file that are no longer in it are deleted; records from elsewhere (ingestion)
-        are left alone. Commits in batches, then remembers ``digest``.
+        are left alone. Commits in batches, then remembers ``digest``. ``progress(done, total)`` is
+        called after each batch.
         """
         origin = f"file:{key}"
-        if self._settings().get(origin) == digest and not self.stale:
+        if self.synced(key, digest):
             return None
         outcome = Outcome()
         seen: set[str] = set()
@@ -377,7 +382,7 @@ class LeafStore:
         def flush() -> None:
             outcome.add(self.apply(batch, [], embedder_factory, origin))
             if progress is not None:
-                progress(len(seen), None)
+                progress(len(seen), total)
             batch.clear()
 
         for record in records:

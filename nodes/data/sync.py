@@ -77,8 +77,16 @@ def open_leaf(folder: Path, source: DataSource | None, fingerprint: str, embedde
         if not Path(source.path).exists():
             raise StoreError(f"data {source.path} does not exist")
         digest = source.digest()
-        records, report = load(source.path, source.format, where=source.where, shard=source.shard, **source.options)
-        synced = store.sync_file(str(source.path), digest, records, embedder_factory, progress)
+        if store.synced(str(source.path), digest):
+            return store, None, None
+
+        def records():
+            return load(source.path, source.format, where=source.where, shard=source.shard, **source.options)
+
+        # reading is fast next to embedding: a first pass counts, so progress can say how long is left
+        total = sum(1 for _ in records()[0]) if progress is not None else None
+        stream, report = records()
+        synced = store.sync_file(str(source.path), digest, stream, embedder_factory, progress, total)
     except StoreError:
         if store.records() == 0:
             store.close()
