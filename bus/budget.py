@@ -77,6 +77,10 @@ class Budget:
             raise ValidationError(f"{h.BUDGET} header {raw!r} must be finite and at most {MAX_BUDGET_MS:.0f}")
         return cls.start(value, reserve)
 
+    def with_reserve(self, reserve: Reserve) -> "Budget":
+        """The same budget, keeping ``reserve`` for this hop instead (e.g. a router that summarizes)."""
+        return Budget(total_ms=self.total_ms, started=self.started, reserve=reserve)
+
     def elapsed_ms(self) -> float:
         """Milliseconds spent since the budget started."""
         return (time.monotonic() - self.started) * 1000.0

@@ -1,8 +1,9 @@
 """The client side of the wire: ask a question, discover the live nodes, wait until they serve.
 
-:func:`ask` is what ``fedrag ask`` and the Textual client use: it sends an
-:class:`~bus.messages.AskRequest` to the gateway and receives the stream of per-organization
-events and the final :class:`~bus.messages.Answer`. :func:`discover` collects the ``$SRV.INFO``
+:func:`events` is what ``fedrag ask`` and the Textual client use: it sends an
+:class:`~bus.messages.AskRequest` to the gateway and yields, as they arrive, each organization's
+result, the checked sentences of an answer being written, and the final :class:`~bus.messages.Answer`
+(:func:`ask` waits for that answer). :func:`discover` collects the ``$SRV.INFO``
 and ``$SRV.STATS`` replies of every fedrag node on the bus as typed :class:`Node` values (nats.py's
 micro ``ServiceInfo``/``ServiceStats``), and :func:`wait_until_serving` is how a launcher knows the
 nodes it started answer.
@@ -13,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Union
 
 import nats.errors
 from nats.aio.client import Client
@@ -23,7 +25,7 @@ from nats.micro.service import ServiceInfo, ServiceStats
 from bus import codec
 from bus import headers as h
 from bus.errors import BrokerError, FedragError
-from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult
+from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, OrgResult
 from bus.subjects import ASK
 
 #: How long past its deadline a caller waits for the gateway's final message.
@@ -41,19 +43,24 @@ class AskError(FedragError):
         self.wire_type = error.type
 
 
-async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
-              on_event: Callable[[OrgResult], Awaitable[None] | None] | None = None, subject: str = ASK) -> Answer:
-    """Asks the federation's gateway and returns its final answer.
+#: What the gateway streams for one question: each organization's result, checked sentences of an
+#: LLM answer as they are written, and last the :class:`~bus.messages.Answer`.
+Event = Union[OrgResult, AnswerDelta, Answer]
+_EVENT_MODELS = {"org_result": OrgResult, "answer_delta": AnswerDelta}
+
+
+async def events(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
+                 subject: str = ASK) -> AsyncIterator[Event]:
+    """Asks the federation's gateway and yields what it streams, ending with the :class:`Answer`.
 
     Args:
         nc: a connected client.
         request: the question and its options.
         headers: extra headers (e.g. ``Authorization`` and the proof).
-        on_event: called with each organization's result as it lands.
         subject: the gateway to ask (``fed.ask``, or an organization's own ``fed.ask.<org>``).
 
     Raises:
-        BrokerError: no gateway is serving ``fed.ask``, or it did not answer in time.
+        BrokerError: no gateway is serving ``subject``, or it did not answer in time.
         AskError: the gateway refused the request (e.g. a validation error).
     """
     inbox = nc.new_inbox()
@@ -73,17 +80,38 @@ async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None
             if msg_headers.get("Status") == "503":
                 raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
             kind = msg_headers.get(h.KIND)
-            if kind == "org_result":
-                if on_event is not None:
-                    result = on_event(codec.decode(msg.data, OrgResult))
-                    if asyncio.iscoroutine(result):
-                        await result
-            elif kind == "error":
+            if kind == "error":
                 raise AskError(codec.decode(msg.data, ErrorInfo))
+            if kind in _EVENT_MODELS:
+                yield codec.decode(msg.data, _EVENT_MODELS[kind])
             else:
-                return codec.decode(msg.data, Answer)
+                yield codec.decode(msg.data, Answer)
+                return
     finally:
         await sub.unsubscribe()
+
+
+async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
+              on_event: Callable[[OrgResult | AnswerDelta], Awaitable[None] | None] | None = None,
+              subject: str = ASK) -> Answer:
+    """Asks the federation's gateway and returns its final answer (see :func:`events`).
+
+    Args:
+        on_event: called with each event before the answer (an organization's result, a sentence
+            of the answer) as it lands.
+    """
+    stream = events(nc, request, headers=headers, subject=subject)
+    try:
+        async for event in stream:
+            if isinstance(event, Answer):
+                return event
+            if on_event is not None:
+                result = on_event(event)
+                if asyncio.iscoroutine(result):
+                    await result
+    finally:
+        await stream.aclose()
+    raise BrokerError("the gateway's stream ended without an answer")
 
 
 async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:

@@ -12,7 +12,9 @@ Hierarchy::
     ├── BrokerError          the nats-server binary could not be found, started or reached
     ├── StoreError           a leaf's data file, saved documents or index are unreadable
     ├── DeniedError          a policy refused the caller at this node
-    └── ExpiredError         the request arrived after its budget had run out
+    ├── ExpiredError         the request arrived after its budget had run out
+    └── LLMError             an LLM endpoint failed, refused the request, or cannot be started
+        └── LLMTimeoutError  an LLM call did not finish within its budget
 
 A node that catches a :class:`WireError` (or any error while serving a request) answers with a
 structured error reply (:class:`bus.messages.ErrorInfo`), never with a crash and never with
@@ -87,3 +89,19 @@ class ExpiredError(FedragError):
     """The request arrived after its budget had run out."""
 
     wire_type = "expired"
+
+
+class LLMError(FedragError):
+    """An LLM endpoint could not be reached, answered with an error, or could not be started locally.
+
+    The message names the endpoint (never the API key), so that the caller can fall back to the
+    extractive answer and say why.
+    """
+
+    wire_type = "llm"
+
+
+class LLMTimeoutError(LLMError):
+    """An LLM call (connect, first token and all tokens) did not finish within its budget."""
+
+    wire_type = "llm_timeout"

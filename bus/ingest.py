@@ -95,16 +95,12 @@ class IngestBatch(_Model):
 
 
 class IngestReport(_Model):
-    """What a leaf did with one :class:`IngestBatch`."""
+    """What a leaf did with one :class:`IngestBatch`: counts by what happened to each record, and why some were rejected."""
 
     batch: str
     part: int
     path: str
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    absent: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)  # added, updated, unchanged, deleted, absent
     rejected: list[tuple[str, str]] = Field(default_factory=list)
 
 

@@ -8,8 +8,11 @@ travels in NATS headers (:mod:`bus.headers`). The shapes follow ``DESIGN.md``:
   (:class:`Coverage` and one :class:`NodeReport` per node, modelled on Elasticsearch
   cross-cluster search and Vespa coverage).
 * :class:`ErrorInfo` is the body of every error reply.
+* :class:`Summary` is a router's condensed view of every passage its subtree returned; it travels
+  up beside the hits, in :attr:`SearchResult.summaries`.
 * :class:`AskRequest` is what a client sends to the gateway on ``fed.ask``; the gateway streams
-  back :class:`OrgResult` events as organizations answer, then one :class:`Answer`.
+  back :class:`OrgResult` events as organizations answer, :class:`AnswerDelta` events as the
+  answer is written, then one :class:`Answer`.
 """
 
 from __future__ import annotations
@@ -72,12 +75,18 @@ class Filters(_Model):
     candidates: list[_Name] = Field(default_factory=list, max_length=MAX_NAMES)
 
 
+#: What a caller wants besides the evidence: nothing, or an answer (extractive, or written by an LLM).
+#: Anything but ``none`` also lets routers configured to summarize do so.
+Summarize = Literal["none", "extractive", "llm"]
+
+
 class Query(_Model):
     """A retrieval request travelling down the tree.
 
     The question is embedded once, at the gateway; ``embedding`` holds the float32 vector as
     little-endian bytes and ``model`` the fingerprint of the model that made it, so a leaf whose
     index was built with another model can refuse instead of returning incomparable scores.
+    ``vectors`` asks leaves to return each hit's stored vector (a summarizing router clusters them).
     """
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
@@ -87,7 +96,8 @@ class Query(_Model):
     fetch_k: int = Field(50, ge=1, le=MAX_FETCH_K)
     filters: Filters = Field(default_factory=Filters)
     collapse: bool = True
-    summarize: Literal["none", "extractive", "llm"] = "none"
+    summarize: Summarize = "none"
+    vectors: bool = False
 
     @field_validator("embedding")
     @classmethod
@@ -138,6 +148,8 @@ class Hit(_Model):
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     digest: str | None = Field(None, max_length=64)
     duplicates: list[PassageRef] = Field(default_factory=list)
+    vector: bytes | None = Field(None, max_length=MAX_DIM * 4)
+    withheld: bool = False
 
     def order_key(self) -> tuple[float, str, str]:
         """The total order of hits everywhere: score descending, then leaf path, then passage id."""
@@ -146,6 +158,55 @@ class Hit(_Model):
     def ref(self) -> PassageRef:
         """This hit's location."""
         return PassageRef(path=self.path, id=self.id)
+
+    def vector_array(self) -> np.ndarray | None:
+        """The passage's vector as float32, if it travelled with the hit."""
+        return None if self.vector is None else np.frombuffer(self.vector, dtype="<f4")
+
+
+class SummarySentence(_Model):
+    """One sentence of a summary and the passages it comes from (or, written by an LLM, cites)."""
+
+    text: str = Field(max_length=4_000)
+    sources: list[PassageRef] = Field(min_length=1)
+    cluster: int | None = None
+
+
+class Cluster(_Model):
+    """A group of similar passages a summary represents: what they are about, and which they are."""
+
+    keywords: list[str] = Field(default_factory=list)
+    sources: list[PassageRef] = Field(default_factory=list)
+
+
+#: What became of a summary or an answer: written; nothing relevant to summarize (nothing is said);
+#: the deadline came first; the LLM failed (an extractive one stands in, see ``error``).
+SummaryStatus = Literal["successful", "insufficient", "timed_out", "failed"]
+
+
+class Summary(_Model):
+    """A router's summary of the passages its subtree returned (all of them, not only the top k).
+
+    Attributes:
+        path: the router that wrote it.
+        method: ``extractive`` (every sentence a real sentence of a source) or ``llm``.
+        status: see :data:`SummaryStatus`.
+        sentences: the summary, each sentence with its sources.
+        clusters: the groups of passages it represents (extractive summaries).
+        passages: how many passages it read, and ``relevant`` how many of them bore on the question.
+        confidence: the LLM's mean token probability, when the endpoint reports it.
+    """
+
+    path: str
+    method: Literal["extractive", "llm"]
+    status: SummaryStatus
+    sentences: list[SummarySentence] = Field(default_factory=list)
+    clusters: list[Cluster] = Field(default_factory=list)
+    passages: int = 0
+    relevant: int = 0
+    took_ms: float = 0.0
+    confidence: float | None = None
+    error: ErrorInfo | None = None
 
 
 class NodeReport(_Model):
@@ -205,6 +266,7 @@ class SearchResult(_Model):
     nodes: dict[str, NodeReport] = Field(default_factory=dict)
     filtered: bool = False
     names: dict[str, list[str]] = Field(default_factory=dict)
+    summaries: list[Summary] = Field(default_factory=list)
 
 
 class AskRequest(_Model):
@@ -217,7 +279,7 @@ class AskRequest(_Model):
     allow_partial: bool = True
     min_coverage: float = Field(0.0, ge=0.0, le=1.0)
     collapse: bool = True
-    summarize: Literal["none", "extractive", "llm"] = "none"
+    summarize: Summarize = "none"
     include_embedding: bool = False
 
 
@@ -228,6 +290,32 @@ class OrgResult(_Model):
     subject: str
     report: NodeReport
     result: SearchResult | None = None
+
+
+class AnswerDelta(_Model):
+    """Streamed by the gateway while an LLM writes the answer: the next checked sentence(s)."""
+
+    text: str
+
+
+class AnswerInfo(_Model):
+    """How the answer was made.
+
+    Attributes:
+        method: ``extractive`` or ``llm`` (what produced the text in :attr:`Answer.answer`).
+        status: ``successful``; ``insufficient`` (no evidence, or too weak: nothing was generated);
+            ``fallback`` (an LLM was asked but its answer could not be used, see ``reason``: the
+            extractive answer stands in); ``timed_out`` (no answer by the deadline).
+        confidence: the LLM's mean token probability, when the endpoint reports it.
+        dropped: LLM sentences left out because their citations were missing or invalid.
+    """
+
+    method: Literal["extractive", "llm"]
+    status: Literal["successful", "insufficient", "fallback", "timed_out"]
+    reason: str = ""
+    confidence: float | None = None
+    dropped: int = 0
+    took_ms: float = 0.0
 
 
 class Answer(SearchResult):
@@ -242,6 +330,7 @@ class Answer(SearchResult):
 
     question: str
     answer: str | None = None
+    answer_info: AnswerInfo | None = None
     patients: list[str] = Field(default_factory=list)
     trace: str = ""
     error: ErrorInfo | None = None

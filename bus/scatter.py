@@ -8,8 +8,8 @@ deadline), ``denied``, ``expired`` (an error reply saying so, or no budget left 
 ``failed`` (an error reply, a reply that could not be decoded, or one that cannot be true).
 
 A child is not believed blindly: :func:`check_result` holds its reply to what the parent can know —
-scores finite and within the cosine range, every hit, copy, report and name from the child's own
-subtree, coverage that adds up and counts no more leaves than the subtree has. A reply that breaks
+scores finite and within the cosine range, every hit, copy, report, name and summary (and what
+it cites) from the child's own subtree, coverage that adds up and counts no more leaves than the subtree has. A reply that breaks
 these is ``failed`` (``invalid_reply``) and none of its hits are used.
 """
 
@@ -96,6 +96,12 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
         return f"it reports on nodes outside {path}'s subtree"
     if any(not inside(leaf) for leaves in result.names.values() for leaf in leaves):
         return f"it places names at leaves outside {path}'s subtree"
+    for summary in result.summaries:
+        refs = [ref for s in summary.sentences for ref in s.sources] + [ref for c in summary.clusters for ref in c.sources]
+        if not inside(summary.path) or any(not inside(ref.path) for ref in refs):
+            return f"a summary claims to come from, or cite, a node outside {path}'s subtree"
+        if summary.confidence is not None and not 0.0 <= summary.confidence <= 1.0:
+            return f"a summary's confidence {summary.confidence!r} is not a probability"
     return None
 
 

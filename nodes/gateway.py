@@ -2,8 +2,16 @@
 
 It embeds the question once (so every leaf scores against the same vector), detects patient
 names, sends the query to every organization concurrently, and streams to the caller: one
-``org_result`` message per organization as soon as its subtree has answered (or failed), then
-one ``final`` message with the merged :class:`~bus.messages.Answer`.
+``org_result`` message per organization as soon as its subtree has answered (or failed), then,
+when an LLM writes the answer, one ``answer_delta`` message per checked sentence, then one
+``final`` message with the merged :class:`~bus.messages.Answer`.
+
+A question that asks for an answer (``summarize``) gets one, cited, made from the hits it returns
+and the summaries routers wrote: with no evidence, or evidence scoring under ``answer_min_score``,
+the answer says so and no LLM is asked (:data:`summarizer.answer.INSUFFICIENT`); ``llm`` asks the
+configured endpoint (:mod:`summarizer.generate`) within the budget the gateway keeps for it, and
+falls back to the extractive answer (:mod:`summarizer.answer`) when that fails; ``answer_info``
+says which it is and why.
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.
@@ -17,9 +25,9 @@ from collections.abc import Callable
 
 from bus import codec
 from bus import headers as h
-from bus.budget import Budget
+from bus.budget import Budget, Reserve
 from bus.errors import ExpiredError
-from bus.messages import Answer, AskRequest, ErrorInfo, OrgResult, Query
+from bus.messages import Answer, AnswerDelta, AnswerInfo, AskRequest, ErrorInfo, OrgResult, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._service import NodeService
@@ -28,6 +36,8 @@ from nodes.names import applied_filter, name_filters
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
+from summarizer import generate
+from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, sufficient
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
@@ -35,6 +45,8 @@ MAX_ANALYZED_CHARS = 2_000
 #: Questions longer than this take the long lane: one at a time, so a burst of them queues (and
 #: expires at its deadline) instead of starving short questions.
 SHORT_QUESTION_CHARS = 600
+#: What the gateway keeps, of an LLM answer's time, for the extractive answer that may have to stand in.
+EXTRACTIVE_ANSWER_MS = 400.0
 
 
 class Gateway(NodeService):
@@ -45,8 +57,11 @@ class Gateway(NodeService):
 
     def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = 50,
                  default_budget_ms: float = 2000.0, use_spacy: bool = True, leaves: dict[str, int] | None = None,
-                 gate: Gate | None = None, subject: str = ASK) -> None:
+                 gate: Gate | None = None, subject: str = ASK, answer_min_score: float = MIN_SCORE, llm=None) -> None:
         super().__init__("", subject, default_budget_ms, gate)
+        self.answer_min_score = answer_min_score
+        #: The LLM that writes answers asked for with ``summarize="llm"`` (:class:`summarizer.llm.LLM`), if any.
+        self.llm = llm
         self.orgs = list(orgs)
         self.k = k
         self.fetch_k = fetch_k
@@ -76,6 +91,9 @@ class Gateway(NodeService):
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
         if ask.deadline_ms is not None:
             budget = Budget.start(ask.deadline_ms)
+        if ask.summarize == "llm" and self.llm is not None:  # keep time for the LLM to write the answer
+            budget = budget.with_reserve(Reserve(fixed_ms=budget.reserve.fixed_ms + self.llm.settings.reserve_ms,
+                                                 fraction=budget.reserve.fraction))
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
         started = time.monotonic()
         vector, filters = await self._analyze(ask.question, budget)
@@ -103,9 +121,52 @@ class Gateway(NodeService):
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)
             answer.hits = []
+        if ask.summarize != "none" and answer.error is None:
+            async def delta(sentence: str) -> None:
+                await self.respond(request, AnswerDelta(text=sentence), "answer_delta", trace)
+
+            answer.answer, answer.answer_info = await self._answer(ask, vector, answer, budget, delta)
+            self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, "final", trace)
+
+    async def _answer(self, ask: AskRequest, vector, answer: Answer, budget: Budget, delta) -> tuple[str | None, AnswerInfo]:
+        """The cited answer and how it was made (no text if the deadline passes first: the hits still go out)."""
+        started = time.monotonic()
+        method = "llm" if ask.summarize == "llm" else "extractive"
+        if not sufficient(answer.hits, self.answer_min_score):
+            # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
+            return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
+                                            reason=f"no passage scores {self.answer_min_score:.2f} or more")
+        fallback = ""
+        if method == "llm":
+            if self.llm is None:
+                fallback = "no LLM endpoint is configured at this gateway"
+            else:
+                spend = budget.remaining_ms() - Reserve().of(budget.remaining_ms()) - EXTRACTIVE_ANSWER_MS
+                text, info = await generate.answer(self.llm, ask.question, answer.hits, answer.summaries, spend, delta)
+                if text is not None:
+                    return text, info
+                fallback = info.reason
+        text = await self._extractive(vector, answer, budget)
+        took = round((time.monotonic() - started) * 1000.0, 2)
+        if text is None:
+            return None, AnswerInfo(method="extractive", status="timed_out", took_ms=took,
+                                    reason=(fallback + "; " if fallback else "") + "the deadline passed before the answer")
+        status = "fallback" if fallback else "insufficient" if text == INSUFFICIENT else "successful"
+        return text, AnswerInfo(method="extractive", status=status, reason=fallback, took_ms=took)
+
+    async def _extractive(self, vector, answer: Answer, budget: Budget) -> str | None:
+        """The cited extractive answer, or ``None`` if the deadline passes first."""
+        if budget.expired:
+            return None
+        work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
+            vector, answer.hits, self.embedder.embed, min_score=self.answer_min_score, summaries=answer.summaries))
+        try:
+            return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
+        except asyncio.TimeoutError:
+            return None
 
     async def _analyze(self, question: str, budget: Budget):
         """Embeds the question and finds its names, within the budget and the CPU's fair share."""

@@ -5,13 +5,16 @@ are not comparable), asks the gate whether the caller may search here, resolves 
 patient names against the patients it holds (:class:`bus.messages.Filters`), then takes
 candidates from its index in growing batches until its top ``k`` is certain
 (:func:`nodes.merge.search_complete`), dropping what the caller may not see and collapsing copies
-of the same evidence.
+of the same evidence. A query that asks for ``vectors`` (a summarizing router above) gets each
+hit's stored vector with it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+
+import numpy as np
 
 from bus import headers as h
 from bus.budget import Budget
@@ -90,7 +93,8 @@ class Leaf(NodeService):
         known = self.store.known_patients(names)
 
         def hits_of(labels) -> list[Hit]:
-            return [self._hit(passage, score) for passage, score in self.store.scored(labels, vector) if visible(passage)]
+            return [self._hit(passage, score, stored if query.vectors else None)
+                    for passage, score, stored in self.store.scored(labels, vector) if visible(passage)]
 
         if known or query.filters.patients:
             # A name narrows the set so much that the index's nearest neighbours could all be other
@@ -108,7 +112,8 @@ class Leaf(NodeService):
         hits = search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
         return hits, known, bool(known or query.filters.patients)
 
-    def _hit(self, passage: Passage, score: float) -> Hit:
+    def _hit(self, passage: Passage, score: float, vector=None) -> Hit:
         return Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
                    patient=passage.patient, metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.body, passage.patient))
+                   digest=digest(passage.body, passage.patient),
+                   vector=None if vector is None else np.asarray(vector, dtype="<f4").tobytes())

@@ -101,8 +101,17 @@ def search_complete(fetch: Callable[[int], Candidates], k: int, first: int, *, l
         n = min(2 * n, limit)
 
 
+def pooled(outcomes: list[ChildOutcome]) -> list[Hit]:
+    """Every hit the children returned, except that children which restricted their search to named
+    patients win over children that could not (see :class:`bus.messages.Filters`)."""
+    results = [o.result for o in outcomes if o.result is not None]
+    filtered = any(r.filtered for r in results)
+    return [hit for r in results if r.filtered or not filtered for hit in r.hits]
+
+
 def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *, collapse: bool = True) -> SearchResult:
-    """Combines the children's outcomes into this node's result.
+    """Combines the children's outcomes into this node's result: the top ``k`` of :func:`pooled`, every
+    report, name and summary.
 
     Args:
         outcomes: one per child, as returned by :func:`bus.scatter.scatter_gather`.
@@ -114,23 +123,20 @@ def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *,
     coverage = Coverage()
     nodes: dict[str, NodeReport] = {}
     names: dict[str, list[str]] = {}
-    results = [o.result for o in outcomes if o.result is not None]
-    filtered = any(r.filtered for r in results)
-    hits: list[Hit] = []
+    summaries = []
     for outcome in outcomes:
         coverage.add(outcome.coverage)
         if outcome.result is not None:
-            # Children that restricted their search to named patients win over children that could not.
-            if outcome.result.filtered or not filtered:
-                hits.extend(outcome.result.hits)
             nodes.update(outcome.result.nodes)
+            summaries.extend(outcome.result.summaries)
             for name, where in outcome.result.names.items():
                 names.setdefault(name, []).extend(where)
         nodes[outcome.subject] = outcome.report  # the parent's view: status, time including transit
     partial = any(o.status != "successful" for o in outcomes)
     timed_out = any(o.status == "timed_out" or (o.result is not None and o.result.timed_out) for o in outcomes)
-    kept = select(hits, k, collapse=collapse)
+    kept = select(pooled(outcomes), k, collapse=collapse)
+    filtered = any(o.result is not None and o.result.filtered for o in outcomes)
     nodes[subject] = NodeReport(status="partial" if partial else "successful", took_ms=round(took_ms, 2), hits=len(kept))
     return SearchResult(hits=kept, took_ms=round(took_ms, 2), timed_out=timed_out, partial=partial,
                         coverage=coverage, nodes=nodes, filtered=filtered,
-                        names={name: sorted(set(where)) for name, where in sorted(names.items())})
+                        names={name: sorted(set(where)) for name, where in sorted(names.items())}, summaries=summaries)

@@ -1,50 +1,98 @@
-"""A router: the gate for its subtree, a concurrent fan-out to its children, a merge by score.
+"""A router: the gate for its subtree, a concurrent fan-out to its children, a merge by score, and
+optionally a summary of everything its subtree returned.
 
 Routers nest to any depth: a child is any node path (a leaf or another router). The router
 keeps a reserve of its budget for merging and for its reply's transit (:class:`bus.budget.Reserve`)
 and gives its children the rest, so it always answers before its own deadline with whatever
 arrived, and reports every child that did not.
+
+A router configured to summarize (``summarize = "extractive"`` or ``"llm"`` in the spec) does so
+when the question asks for an answer: it asks its children for the passages' vectors, keeps a
+larger reserve for the summarizer, and summarizes every passage its children returned — not only
+the top k it passes up (:mod:`summarizer.summaries`). The summary travels up beside the hits; one
+that cannot finish in time is reported ``timed_out`` and the passages still go up.
+
+A router whose policy releases only summaries to the caller (``summaries_only``) always summarizes
+and passes up its hits without their text or metadata: the caller learns which passages there are
+and what the summary says of them, never the passages themselves.
 """
 
 from __future__ import annotations
 
 import time
 
+from bus import codec
 from bus import headers as h
-from bus.budget import Budget
-from bus.messages import Query, SearchResult
+from bus.budget import Budget, Reserve
+from bus.messages import Hit, Query, SearchResult
 from bus.scatter import scatter_gather
 from bus.subjects import query_subject
 from nodes._service import NodeService
-from nodes.merge import merge
+from nodes.merge import merge, pooled
 from policies.gate import Gate
+from summarizer.summaries import Summarizer
 
 
 class Router(NodeService):
-    """Fans a query out to ``children`` (node paths) and merges their results."""
+    """Fans a query out to ``children`` (node paths), merges their results and may summarize them.
+
+    Args:
+        summarizer: how this router summarizes (``None``: it does not, unless it releases only
+            summaries to the caller; then it summarizes extractively).
+    """
 
     role = "router"
 
     request_model = Query
 
     def __init__(self, path: str, children: list[str], *, gate: Gate | None = None,
-                 default_budget_ms: float = 2000.0, leaves: dict[str, int] | None = None) -> None:
+                 default_budget_ms: float = 2000.0, leaves: dict[str, int] | None = None,
+                 summarizer: Summarizer | None = None) -> None:
         super().__init__(path, query_subject(path), default_budget_ms, gate)
         self.children = list(children)
         #: How many leaves each child's subtree holds, so a child cannot claim more (see :func:`bus.scatter.check_result`).
         self.max_leaves = {query_subject(child): n for child, n in (leaves or {}).items()}
+        self.summarizer = summarizer
 
     def describe(self) -> dict[str, str]:
-        return {**super().describe(), "children": ",".join(self.children)}
+        return {**super().describe(), "children": ",".join(self.children),
+                "summarize": self.summarizer.method if self.summarizer else "none"}
 
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()
+        trace = (request.headers or {}).get(h.TRACE, "")
+        withhold = self.gate.only_summaries(caller, self.path, trace)
+        summarizer = self.summarizer or (Summarizer.default() if withhold else None)
+        summarizing = summarizer is not None and (query.summarize != "none" or withhold)
+        payload = request.data
+        if summarizing:
+            budget = budget.with_reserve(Reserve(fixed_ms=budget.reserve.fixed_ms + summarizer.reserve_ms,
+                                                 fraction=budget.reserve.fraction))
+            if not query.vectors:
+                payload = codec.encode(query.model_copy(update={"vectors": True}))
         outcomes = await scatter_gather(
-            self.nc, [query_subject(child) for child in self.children], request.data,
+            self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
             headers={h.KIND: "query", **h.forwardable(request.headers)}, max_leaves=self.max_leaves,
         )
         result = merge(outcomes, query.k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
+        if summarizing:
+            # Leave the reply its transit time: what the summarizer may spend is what the plain reserve would keep.
+            summary = await summarizer.summarize(self.path, query, pooled(outcomes),
+                                                 budget.remaining_ms() - Reserve().of(budget.remaining_ms()))
+            result.summaries.append(summary)
+            self.counters[f"summaries.{summary.status}"] += 1
+        if withhold:
+            result.hits = [_withheld(hit) for hit in result.hits]
+            self.counters["withheld"] += 1
+        elif not query.vectors:
+            result.hits = [hit.model_copy(update={"vector": None}) if hit.vector else hit for hit in result.hits]
+        result.took_ms = round((time.monotonic() - started) * 1000.0, 2)
         self.counters["queries"] += 1
         self.counters["partial"] += int(result.partial)
         return result
+
+
+def _withheld(hit: Hit) -> Hit:
+    """``hit`` as a caller who gets only summaries sees it: where it is, its score and patient, no text."""
+    return hit.model_copy(update={"text": "", "metadata": {}, "vector": None, "withheld": True})

@@ -16,6 +16,10 @@ see them::
 
 A passage no rule selects is visible to whoever passed the gate; a passage some rules select is
 visible if the caller satisfies the ``require`` of at least one of them.
+
+A router may release only summaries of its subtree to some audiences — ``summaries_only = true``
+for everyone, or a list of policies for the callers who match any of them — so raw passage text
+never leaves it for those callers, only its summaries and the passages' ids.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ class NodePolicy(BaseModel):
     gate: list[Policy] = Field(default_factory=list)
     default: Literal["allow", "deny"] = "allow"
     documents: list[DocumentRule] = Field(default_factory=list)
+    summaries_only: bool | list[Policy] = False
 
     def admit(self, attributes: dict[str, list[str]]) -> Decision:
         """May a caller with ``attributes`` search this node's subtree?"""
@@ -104,3 +109,12 @@ class NodePolicy(BaseModel):
             if rule.allows(attributes):
                 return Decision(True, rule.name, f"document rule {rule.name} allows")
         return Decision(False, None, f"document rules {', '.join(r.name for r in rules)} do not allow")
+
+    def only_summaries(self, attributes: dict[str, list[str]]) -> Decision:
+        """Is a caller with ``attributes`` given only summaries of this subtree (``allowed``: yes)?"""
+        if self.summaries_only is True:
+            return Decision(True, None, "this node releases only summaries")
+        for policy in self.summaries_only or []:
+            if policy.unmet(attributes) is None:
+                return Decision(True, policy.name, f"policy {policy.name} releases only summaries")
+        return Decision(False, None, "passages are released")

@@ -3,10 +3,12 @@
 Every node — gateway, router and leaf — calls :meth:`Gate.check` in its request prologue
 (:mod:`nodes._service`), with the raw request headers and the question, never with claims decided by
 another node: each node verifies the caller itself. Every leaf calls :meth:`Gate.visible` for each
-candidate passage and :meth:`Gate.hidden` once per query with how many it hid.
+candidate passage and :meth:`Gate.hidden` once per query with how many it hid; every router calls
+:meth:`Gate.only_summaries` to learn whether it may release passage text to the caller.
 
 * :class:`AllowAll` is an open federation's gate (no identities configured): everyone is the
-  anonymous caller and sees everything.
+  anonymous caller and sees everything — except that a router set to ``summaries_only = true``
+  releases only summaries to everyone.
 * :class:`PolicyGate` verifies the token (:mod:`policies.tokens`) and the proof binding it to this
   question (:mod:`policies.proof`), evaluates the node's policies (:mod:`policies.abac`) and writes
   every decision to the organization's audit log (:mod:`policies.audit`).
@@ -36,9 +38,19 @@ class Gate(Protocol):
     def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
         """Told, once per query at a leaf, how many passages :meth:`visible` hid."""
 
+    def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
+        """Whether a router releases only summaries of its subtree (no passage text) to the caller."""
+
 
 class AllowAll:
-    """Every caller may search everything and see every passage (no identities configured)."""
+    """Every caller may search everything and see every passage (no identities configured).
+
+    Args:
+        policy: the node's policies; only ``summaries_only = true`` counts here (there are no attributes).
+    """
+
+    def __init__(self, policy: NodePolicy | None = None) -> None:
+        self.policy = policy or NodePolicy()
 
     async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
         return ANONYMOUS
@@ -48,6 +60,9 @@ class AllowAll:
 
     def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
         return None
+
+    def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
+        return self.policy.summaries_only is True
 
 
 def bearer(value: str | None) -> str | None:
@@ -97,6 +112,13 @@ class PolicyGate:
         if count and self.audit is not None:
             self.audit.record(trace=trace, sub=caller.sub, iss=caller.iss, node=path, decision="hide", policy=None,
                               reason=f"document rules hid {count} passage(s)", hidden=count)
+
+    def only_summaries(self, caller: Identity, path: str, trace: str) -> bool:
+        decision = self.policy.only_summaries(caller.attributes())
+        if decision.allowed and self.audit is not None:
+            self.audit.record(trace=trace, sub=caller.sub, iss=caller.iss, node=path, decision="summaries_only",
+                              policy=decision.policy, reason=decision.reason)
+        return decision.allowed
 
     def _log(self, trace: str, identity: Identity | None, node: str, decision: str, policy: str | None,
              reason: str, question: str) -> None:

@@ -106,7 +106,7 @@ async def jetstream(records: list[Record], tmp: Path) -> dict:
             await nc.drain()
             await federation.stop()
     return {"records": len(records), "applied_per_s": len(records) / summary.seconds, "seconds": summary.seconds,
-            "complete": summary.complete, "searchable": searchable, "added": summary.added}
+            "complete": summary.complete, "searchable": searchable, "added": summary.applied.added}
 
 
 class RandomVectors:

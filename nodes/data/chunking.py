@@ -18,18 +18,13 @@ import re
 from dataclasses import dataclass, field
 
 from nodes.data.records import Record, Scalar
+from summarizer.sentences import sentences
 
 DEFAULT_MAX_CHARS = 800
 #: Bumped whenever chunking changes: stored records are then cut again.
 CHUNKER_VERSION = "sentences-v2"
 
 _HEADING = re.compile(r"^\s*([A-Z][A-Za-z0-9 /&,()'-]{1,60}?)\s*:(?:\s*,)?\s*(.*)$")
-_ABBREVIATIONS = {
-    "dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "fig", "no", "dept",
-    "b.i.d", "t.i.d", "q.i.d", "q.d", "q.h", "q.4h", "q.6h", "q.8h", "q.12h", "p.o", "p.r.n", "a.m", "p.m", "h.s",
-    "mg", "mcg", "ml", "cc", "q", "a.c", "p.c", "o.d", "o.s", "o.u", "u.s",
-}
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _PLACEHOLDER = "___"
 
 
@@ -55,22 +50,6 @@ class Passage:
 def _prefix(patient: str | None, date: str | None) -> str:
     named = [x for x in (patient, date) if x]
     return ", ".join(named) + ". " if named else ""
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, not cut after abbreviations (``Dr.``, ``b.i.d.``), initials or list numbers."""
-    text = " ".join(text.split())
-    out, start = [], 0
-    for match in _BOUNDARY.finditer(text):
-        before = text[start:match.start() + 1].rstrip(".!?\"')]")
-        word = before.rsplit(" ", 1)[-1].lower().strip("(")
-        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()) or word.isdigit():
-            continue
-        out.append(text[start:match.end()].strip())
-        start = match.end()
-    if text[start:].strip():
-        out.append(text[start:].strip())
-    return out
 
 
 def _is_heading(name: str) -> bool:

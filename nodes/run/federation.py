@@ -41,6 +41,9 @@ from nodes.data.sync import open_leaf
 from policies import broker, keys
 from policies.abac import NodePolicy, Policy
 from policies.access import Access
+from policies.gate import AllowAll
+from summarizer.llm import LLM
+from summarizer.summaries import Summarizer
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +74,17 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
     """
     loop = asyncio.get_running_loop()
     fingerprint = emb.fingerprint()
-    deadline = spec.federation.deadline_ms
+    settings = spec.federation
+    deadline = settings.deadline_ms
+    llm = make_llm(spec) if any(node.summarize == "llm" for _, node in spec.nodes(org)) else None
     nodes: list[NodeService] = []
     for path, node in spec.nodes(org):
-        gate = access.gate(org, node.policy()) if access is not None else None
+        gate = access.gate(org, node.policy()) if access is not None else AllowAll(node.policy())
         if node.units:
             children = [f"{path}.{name}" for name in node.units]
-            nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate,
+            summarizer = None if node.summarize == "none" else Summarizer(
+                node.summarize, llm=llm, budget_tokens=settings.summary_tokens, min_score=settings.summary_min_score)
+            nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate, summarizer=summarizer,
                                 leaves={child: spec.count_leaves(child) for child in children}))
             continue
         try:
@@ -101,6 +108,11 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
             ingestor = Ingestor(path, store, embedder_factory, release=release)
         nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor))
     return nodes
+
+
+def make_llm(spec: FederationSpec) -> LLM | None:
+    """The client of the spec's LLM endpoint (``[llm]``), or ``None`` if it names none."""
+    return LLM(spec.llm) if spec.llm is not None else None
 
 
 def serving(nodes: list[NodeService], org: str | None = None, access: Access | None = None):
@@ -131,7 +143,8 @@ def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared, 
         gate = access.gate(org or "gateway", policy)
     return Gateway(list(spec.orgs), embedder_factory, k=settings.k, fetch_k=settings.fetch_k,
                    default_budget_ms=settings.deadline_ms, leaves={o: spec.count_leaves(o) for o in spec.orgs},
-                   gate=gate, subject=f"{ASK}.{org}" if org else ASK)
+                   gate=gate, subject=f"{ASK}.{org}" if org else ASK, answer_min_score=settings.answer_min_score,
+                   llm=make_llm(spec))
 
 
 def broker_options(spec: FederationSpec, user: str) -> dict:
@@ -223,6 +236,10 @@ class Federation:
     def link(self, org: str) -> Link:
         """The connection an in-process organization (or ``"<gateway>"``) holds."""
         return self._links[org]
+
+    def nodes(self, org: str) -> list[NodeService]:
+        """The nodes an in-process organization runs."""
+        return list(self._nodes[org])
 
     async def stop_org(self, org: str) -> None:
         """Stops one organization (its nodes disappear from the bus at once); it is not restarted."""

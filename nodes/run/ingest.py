@@ -23,6 +23,7 @@ from bus.errors import FedragError
 from bus.ingest import IngestBatch, IngestRecord, IngestReport, batches, new_batch_id, publish
 from nodes.data.loaders import load
 from nodes.data.records import LoadReport, Record
+from nodes.data.store import Outcome
 
 
 @dataclass
@@ -34,12 +35,7 @@ class IngestSummary:
     sent_deletes: int = 0
     parts: int = 0
     applied_parts: int = 0
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    absent: int = 0
-    rejected: list[tuple[str, str]] = field(default_factory=list)
+    applied: Outcome = field(default_factory=Outcome)  # what the leaf reported, summed over the batches
     loads: list[LoadReport] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -53,20 +49,19 @@ class IngestSummary:
 
     def add(self, report: IngestReport) -> None:
         self.applied_parts += 1
-        for name in ("added", "updated", "unchanged", "deleted", "absent"):
-            setattr(self, name, getattr(self, name) + getattr(report, name))
-        self.rejected += [tuple(r) for r in report.rejected]
+        self.applied.add(Outcome.from_counts(report.counts, report.rejected))
 
     def text(self, limit: int = 10) -> str:
         rate = self.sent_records / self.seconds if self.seconds > 0 else 0.0
         lines = [f"{self.path}: sent {self.sent_records} records and {self.sent_deletes} deletions in {self.parts} "
                  f"batches, stored by the stream ({rate:.0f} records/s end to end)"]
         lines += ["  " + line for report in self.loads for line in report.summary(limit).splitlines()]
-        lines.append(f"  applied: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
-                     f"{self.deleted} deleted, {self.absent} deletions of unknown ids, {len(self.rejected)} rejected")
-        lines += [f"  rejected {rid}: {why}" for rid, why in self.rejected[:limit]]
-        if len(self.rejected) > limit:
-            lines.append(f"  ... and {len(self.rejected) - limit} more rejected")
+        done = self.applied
+        lines.append(f"  applied: {done.added} added, {done.updated} updated, {done.unchanged} unchanged, "
+                     f"{done.deleted} deleted, {done.absent} deletions of unknown ids, {len(done.rejected)} rejected")
+        lines += [f"  rejected {rid}: {why}" for rid, why in done.rejected[:limit]]
+        if len(done.rejected) > limit:
+            lines.append(f"  ... and {len(done.rejected) - limit} more rejected")
         if not self.complete:
             lines.append(f"  {self.parts - self.applied_parts} of {self.parts} batches not applied yet: they stay in the "
                          f"stream, and the leaf applies them when it runs")

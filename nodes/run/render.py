@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from bus.client import Node
-from bus.messages import Answer, OrgResult
+from bus.messages import Answer, AnswerInfo, OrgResult, Summary
 
 
 def org_line(event: OrgResult) -> str:
@@ -15,19 +15,68 @@ def org_line(event: OrgResult) -> str:
     return f"  · {event.org:<14} {event.report.status:<11} {event.report.hits:>3} hits  {event.report.took_ms:7.1f} ms  {parts}"
 
 
-def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220) -> str:
-    """A readable report: the hits, then coverage and every node that did not succeed."""
+def answer_info_line(info: AnswerInfo) -> str:
+    """How the answer was made, in a few words."""
+    if info.method == "llm":
+        said = "written by the LLM from the passages, every sentence cited and checked"
+        if info.confidence is not None:
+            said += f", confidence {info.confidence:.2f}"
+        if info.dropped:
+            said += f", {info.dropped} sentence(s) without valid citations left out"
+        return f"({said})"
+    if info.status == "fallback":
+        return f"(extractive: sentences quoted from the passages; the LLM's answer was not used: {info.reason})"
+    if info.status == "timed_out":
+        return f"(no answer: {info.reason})"
+    if info.status == "insufficient":
+        return f"({info.reason})" if info.reason else ""
+    return "(extractive: sentences quoted word for word from the passages they cite)"
+
+
+def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
+    """A router's summary: what it read, then its sentences with the hits (or passages) they come from."""
+    place = {(hit.path, hit.id): n for n, hit in enumerate(answer.hits, 1)}
+    head = (f"Summary of {summary.path} ({summary.method}, {summary.status}; "
+            f"{summary.relevant} of {summary.passages} passages relevant")
+    head += f", confidence {summary.confidence:.2f})" if summary.confidence is not None else ")"
+    lines = [head]
+    if summary.error:
+        lines.append(f"   {summary.error.reason}")
+    for sentence in summary.sentences:
+        cited = " ".join(f"[{place[(r.path, r.id)]}]" if (r.path, r.id) in place else f"<{r.path} {r.id}>"
+                         for r in sentence.sources)
+        lines += textwrap.wrap(f"{sentence.text} {cited}", width, initial_indent="   - ", subsequent_indent="     ")
+    for n, cluster in enumerate(summary.clusters, 1):
+        if cluster.keywords:
+            lines.append(f"   cluster {n}: {', '.join(cluster.keywords)} ({len(cluster.sources)} passages)")
+    return lines
+
+
+def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, streamed: bool = False) -> str:
+    """A readable report: the answer, the routers' summaries, the hits, then coverage and every node that did not succeed.
+
+    Args:
+        streamed: the answer's sentences were already printed as they were written (only how it was
+            made is said again).
+    """
     lines = [f"Q: {answer.question}"]
     if answer.patients:
         where = "; ".join(f"{name}: {', '.join(answer.names[name])}" for name in answer.patients if name in answer.names)
         lines.append(f"   patient filter: {', '.join(answer.patients)}" + (f" (held by {where})" if where else " (no records)"))
     if answer.error:
         lines.append(f"   ERROR {answer.error.type}: {answer.error.reason}")
-    if answer.answer:
-        lines += ["", textwrap.fill(answer.answer, width)]
+    info = answer.answer_info
+    if answer.answer and not (streamed and info is not None and info.method == "llm"):
+        lines.append("")
+        for n, line in enumerate(answer.answer.splitlines()):
+            lines += textwrap.wrap(line, width, initial_indent="A: " if n == 0 else "   ", subsequent_indent="   ")
+    if info is not None and answer_info_line(info):
+        lines += textwrap.wrap(answer_info_line(info), width, initial_indent="   ", subsequent_indent="    ")
+    for summary in answer.summaries:
+        lines += ["", *summary_lines(summary, answer, width)]
     lines.append("")
     for n, hit in enumerate(answer.hits, 1):
-        snippet = " ".join(hit.text.split())
+        snippet = " ".join(hit.text.split()) if not hit.withheld else "(this organization releases only summaries to you)"
         if len(snippet) > snippet_chars:
             snippet = snippet[: snippet_chars - 1] + "…"
         lines.append(f"[{n}] {hit.score:.3f}  {hit.path}  {hit.id}")

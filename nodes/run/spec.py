@@ -7,7 +7,19 @@ Example::
     deadline_ms = 3000      # default budget of a question
     k = 10                  # hits returned
     fetch_k = 50            # candidates each leaf takes from its index before filtering
+    answer_min_score = 0.35 # below this best score, an answer says the evidence is not enough
+    summary_min_score = 0.3 # routers summarize only passages scoring this much
+    summary_tokens = 200    # about how long a router's summary is
     state_dir = "state"     # where leaves keep their passages and indexes (relative to this file)
+
+    [llm]                   # an OpenAI-compatible endpoint for summarize = "llm" and LLM answers
+    base_url = "http://127.0.0.1:8080/v1"
+    model = "default"
+    api_key_env = "OPENAI_API_KEY"   # the variable holding the key, never the key itself
+
+    [orgs.hospital_a]
+    summarize = "extractive"            # this router summarizes everything its units returned
+    summaries_only = [{name = "outside", require = {org = ["hospital_b"]}}]  # they get summaries, no text
 
     [orgs.hospital_a.units.medicine]
     data = "corpus/hospital_a/medicine.jsonl"
@@ -25,7 +37,9 @@ Example::
     max_chars = 800                     # passage size
 
 A node with ``data`` (or ``ingest = true``) is a leaf; a node with ``units`` is a router over them.
-Relative paths are relative to the spec file.
+Relative paths are relative to the spec file. A router may summarize what its subtree returned
+(``summarize``, :mod:`summarizer.summaries`) and release only summaries to some callers
+(``summaries_only``: ``true``, or policies as in :mod:`policies.abac`).
 
 Identities and access are optional: an ``[identity]`` table, ``[users.<id>]`` tables for development
 sign-in (:mod:`policies.access`), and on any node ``gate = [...]``, ``default`` and, on leaves,
@@ -61,6 +75,7 @@ from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.sync import DataSource
 from policies.abac import DocumentRule, NodePolicy, Policy
 from policies.access import IdentitySettings, UserSpec
+from summarizer.llm import LLMSettings
 
 
 class NodeSpec(BaseModel):
@@ -85,6 +100,8 @@ class NodeSpec(BaseModel):
     gate: list[Policy] = Field(default_factory=list)
     default: Literal["allow", "deny"] = "allow"
     documents: list[DocumentRule] = Field(default_factory=list)
+    summarize: Literal["none", "extractive", "llm"] = "none"
+    summaries_only: bool | list[Policy] = False
 
     @model_validator(mode="after")
     def _leaf_or_router(self) -> "NodeSpec":
@@ -93,6 +110,8 @@ class NodeSpec(BaseModel):
             raise ValueError("a node needs either 'data' and/or 'ingest = true' (a leaf) or 'units' (a router)")
         if self.units and self.documents:
             raise ValueError("'documents' rules belong to leaves (nodes with 'data'), not routers")
+        if leaf and (self.summarize != "none" or self.summaries_only):
+            raise ValueError("'summarize' and 'summaries_only' belong to routers (nodes with 'units'), not leaves")
         if self.shard is not None and not 0 <= self.shard[1] < self.shard[0]:
             raise ValueError("'shard' is [N, i] with 0 <= i < N")
         loaders.check(self.format, self.options)
@@ -110,7 +129,8 @@ class NodeSpec(BaseModel):
 
     def policy(self) -> NodePolicy:
         """This node's policies, as its gate enforces them."""
-        return NodePolicy(gate=self.gate, default=self.default, documents=self.documents)
+        return NodePolicy(gate=self.gate, default=self.default, documents=self.documents,
+                          summaries_only=self.summaries_only)
 
 
 class Settings(BaseModel):
@@ -122,6 +142,9 @@ class Settings(BaseModel):
     deadline_ms: int = Field(3000, ge=1, le=600_000)
     k: int = Field(10, ge=1, le=1000)
     fetch_k: int = Field(50, ge=1, le=10_000)
+    answer_min_score: float = Field(0.35, ge=-1.0, le=1.0)
+    summary_min_score: float = Field(0.3, ge=-1.0, le=1.0)
+    summary_tokens: int = Field(200, ge=20, le=4_000)
     state_dir: Path | None = None
 
 
@@ -136,6 +159,7 @@ class FederationSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     federation: Settings = Field(default_factory=Settings)
+    llm: LLMSettings | None = None
     identity: IdentitySettings | None = None
     users: dict[str, UserSpec] = Field(default_factory=dict)
     orgs: dict[str, NodeSpec] = Field(min_length=1)
@@ -146,6 +170,10 @@ class FederationSpec(BaseModel):
         for uid, user in self.users.items():
             if user.org not in self.orgs:
                 raise ValueError(f"user {uid} belongs to {user.org!r}, which is not an organization here")
+        if self.llm is None:
+            for path, node in self.nodes():
+                if node.summarize == "llm":
+                    raise ValueError(f"router {path} summarizes with an LLM but the spec has no [llm] table")
         return self
 
     def user(self, name: str) -> tuple[str, UserSpec]:

@@ -1,4 +1,5 @@
-from nodes.data.chunking import chunk, sections, sentences
+from nodes.data.chunking import chunk, sections
+from summarizer.sentences import sentences
 from nodes.data.records import Record
 
 

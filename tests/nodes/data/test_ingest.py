@@ -40,7 +40,7 @@ async def test_records_updates_and_deletes_take_effect_at_once_and_survive_a_res
             IngestRecord(id="n2", text="Knee replaced; walking with a frame.", patient="Bo Chen"),
             IngestRecord(id="n3", text="Migraine with aura, treated with sumatriptan.", patient="Cy Diaz"),
         ])
-        assert summary.complete and (summary.added, summary.rejected) == (3, [])
+        assert summary.complete and (summary.applied.added, summary.applied.rejected) == (3, [])
         answer = await ask(nc, AskRequest(question="anticoagulation for atrial fibrillation", k=1))
         assert found(answer, "n1")
 
@@ -48,7 +48,8 @@ async def test_records_updates_and_deletes_take_effect_at_once_and_survive_a_res
                                                patient="Ana Ruiz"),
                                   IngestRecord(id="n2", text="Knee replaced; walking with a frame.", patient="Bo Chen")],
                              ["n3", "never-there"])
-        assert (summary.updated, summary.unchanged, summary.deleted, summary.absent) == (1, 1, 1, 1)
+        done = summary.applied
+        assert (done.updated, done.unchanged, done.deleted, done.absent) == (1, 1, 1, 1)
         answer = await ask(nc, AskRequest(question="apixaban", k=3))
         assert "apixaban" in found(answer, "n1")[0].text
         answer = await ask(nc, AskRequest(question="migraine with aura", k=3))
@@ -94,7 +95,7 @@ async def test_a_malformed_batch_is_rejected_and_reported_and_the_next_one_appli
         assert report.rejected and "not a batch" in report.rejected[0][1]
         summary = await send(nc, [IngestRecord(id="ok", text="Pneumonia treated with amoxicillin."),
                                   IngestRecord(id="blank", text="Name: ___  Unit No: ___")])
-        assert summary.added == 1 and summary.rejected == [("blank", "no text left to index after cleaning")]
+        assert summary.applied.added == 1 and summary.applied.rejected == [("blank", "no text left to index after cleaning")]
     finally:
         await federation.stop()
 
@@ -138,7 +139,8 @@ async def test_a_leaf_killed_mid_ingestion_keeps_every_acknowledged_record_exact
         assert summary.applied_parts < summary.parts, "killed in the middle"
         await sending
         assert federation._procs["site"] is not first, "a new process finished the job"
-        assert summary.complete and summary.added + summary.unchanged == 5000 and not summary.rejected
+        assert summary.complete and summary.applied.added + summary.applied.unchanged == 5000
+        assert not summary.applied.rejected
         for i in (0, 1234, 4999):
             answer = await ask(nc, AskRequest(question=records[i].text, k=10, collapse=False))
             assert [h.metadata["record_id"] for h in answer.hits].count(records[i].id) == 1

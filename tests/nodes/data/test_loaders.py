@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from nodes.data.loaders import check, load
 from nodes.data.loaders._names import FEMALE as FEMALE_NAMES
 from nodes.data.loaders.synthea import person_name
 
-SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
+#: The public data sets: ../shared/data beside the repository, or where FEDRAG_SHARED_DATA says.
+SHARED = Path(os.environ.get("FEDRAG_SHARED_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
 
 
 def read(path, format="fedrag", **options):

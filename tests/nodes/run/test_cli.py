@@ -11,6 +11,9 @@ import time
 
 import pytest
 
+from bus.messages import Hit
+from summarizer.answer import check
+
 FEDRAG = [sys.executable, "-m", "nodes.run.cli"]
 
 
@@ -52,7 +55,11 @@ def test_serve_ask_status_and_compare(served_demo, demo_dir):
                 "--json", "--k", "7", "--deadline-ms", "4000", "--as", "A.phys.neur", "--spec", str(demo_dir / "demo.toml"))
     assert asked.returncode == 0, asked.stderr
     result = json.loads(asked.stdout)
-    assert result["answer"] is None and len(result["hits"]) == 7
+    assert len(result["hits"]) == 7 and "foot ulcer" in result["answer"], "a cited extractive answer by default"
+    assert check(result["answer"], [Hit(**hit) for hit in result["hits"]]) == []
+    assert result["answer_info"]["method"] == "extractive" and result["answer_info"]["status"] == "successful"
+    assert {s["path"] for s in result["summaries"]} == {"hospital_a", "hospital_b", "hospital_c"}, "the demo's routers summarize"
+    assert all(hit["vector"] is None for hit in result["hits"]), "vectors stop at the routers that asked for them"
     assert set(result["hits"][0]) >= {"id", "org", "path", "score", "text", "metadata"}
     assert set(result) >= {"question", "took_ms", "timed_out", "partial", "coverage", "nodes"}
     assert result["coverage"]["successful"] == 10 and not result["partial"]

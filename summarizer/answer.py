@@ -1,0 +1,140 @@
+"""The extractive answer: the sentences of the evidence that bear most on the question, each cited.
+
+No LLM and no invention: every sentence of an answer is a sentence of one of the passages the
+federation returned, word for word, followed by ``[n]`` — the passage's place in the answer's hits
+(from 1). Sentences are ranked by their embedding's similarity to the question's (the same model
+that ranked the passages), at most :data:`PER_PASSAGE` from one passage, the same sentence about the
+same patient only once, and grouped by patient in the order the evidence ranks them.
+
+A hit whose organization releases only summaries to the caller (``withheld``) has no text; what
+may be quoted of it is what the summaries that cite it say (:func:`evidence_texts`).
+
+With no passage, or a best passage scoring under ``min_score`` (Almanac's "not enough evidence"
+threshold), the answer is :data:`INSUFFICIENT` — and names nobody. :func:`check` verifies an answer
+against its hits: every ``[n]`` points at a hit, and every sentence is found in the hit it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bus.messages import Hit, Summary
+from summarizer.sentences import ELLIPSIS, quotable
+
+#: What an answer says when the evidence does not support one.
+INSUFFICIENT = "Not enough evidence in the records searched to answer this question."
+#: Default floor on the best passage's score below which there is no answer (cosine similarity).
+MIN_SCORE = 0.35
+#: Sentences in an answer, and at most this many from one passage.
+MAX_SENTENCES = 8
+PER_PASSAGE = 2
+#: A sentence this similar to the question is relevant; below it, it is left out.
+MIN_SENTENCE_SCORE = 0.25
+
+_CITED = re.compile(r"(?P<text>\S.*?) \[(?P<n>\d+)\](?=\s|$)")
+
+
+@dataclass(frozen=True)
+class CitedSentence:
+    text: str
+    source: int  # 1-based place of the hit in the answer
+    patient: str | None
+    score: float
+
+
+def evidence_texts(hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> list[str]:
+    """What may be quoted of each hit: its text, or for a withheld hit the summary sentences that cite it."""
+    cited: dict[tuple[str, str], list[str]] = {}
+    for summary in summaries:
+        for sentence in summary.sentences:
+            for ref in sentence.sources:
+                said = cited.setdefault((ref.path, ref.id), [])
+                if sentence.text not in said:
+                    said.append(sentence.text)
+    return [" ".join(cited.get((hit.path, hit.id), [])) if hit.withheld else hit.text for hit in hits]
+
+
+def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
+           max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = ()) -> list[CitedSentence]:
+    """The answer's sentences, best first (before grouping)."""
+    texts = evidence_texts(hits, summaries)
+    pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
+                                   for said in quotable(text, hit.patient)]
+    if not pool:
+        return []
+    vectors = np.asarray(embed([text for _, text in pool]), dtype=np.float32)
+    scores = vectors @ np.asarray(question_vector, dtype=np.float32)
+    order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
+    chosen: list[CitedSentence] = []
+    per_source: dict[int, int] = {}
+    seen: set[tuple[str | None, str]] = set()
+    # first the best sentence of each patient (so the answer covers who the evidence is about), then the rest
+    for first_pass in (True, False):
+        told = {sentence.patient for sentence in chosen}
+        for i in order:
+            n, text = pool[i]
+            hit = hits[n - 1]
+            key = (hit.patient, " ".join(text.lower().split()))
+            if (scores[i] < MIN_SENTENCE_SCORE or per_source.get(n, 0) >= PER_PASSAGE or key in seen
+                    or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
+                continue
+            chosen.append(CitedSentence(text, n, hit.patient, float(scores[i])))
+            per_source[n] = per_source.get(n, 0) + 1
+            seen.add(key)
+            told.add(hit.patient)
+    return sorted(chosen, key=lambda c: (-c.score, c.source))
+
+
+def compose(chosen: Sequence[CitedSentence]) -> str:
+    """The sentences grouped by patient, in the order their best sentence ranks, one line per patient."""
+    groups: dict[str | None, list[CitedSentence]] = {}
+    for sentence in chosen:
+        groups.setdefault(sentence.patient, []).append(sentence)
+    lines = []
+    for patient, said in groups.items():
+        body = " ".join(f"{s.text} [{s.source}]" for s in said)
+        lines.append(f"{patient}: {body}" if patient else body)
+    return "\n".join(lines)
+
+
+def sufficient(hits: Sequence[Hit], min_score: float = MIN_SCORE) -> bool:
+    """Whether the evidence can support an answer at all: some hit scores at least ``min_score``."""
+    return bool(hits) and max(hit.score for hit in hits) >= min_score
+
+
+def extractive_answer(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
+                      min_score: float = MIN_SCORE, max_sentences: int = MAX_SENTENCES,
+                      summaries: Sequence[Summary] = ()) -> str:
+    """The cited extractive answer to a question from its hits (:data:`INSUFFICIENT` without enough evidence)."""
+    if not sufficient(hits, min_score):
+        return INSUFFICIENT
+    chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries)
+    return compose(chosen) if chosen else INSUFFICIENT
+
+
+def check(answer: str, hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> list[str]:
+    """What is wrong with ``answer`` as an answer from ``hits``: a citation of no hit, a sentence its hit lacks."""
+    if answer == INSUFFICIENT:
+        return []
+    texts = [" ".join(text.split()) for text in evidence_texts(hits, summaries)]
+    problems = []
+    names = sorted({hit.patient for hit in hits if hit.patient}, key=len, reverse=True)
+    for line in answer.splitlines():
+        for name in names:
+            if line.startswith(f"{name}: "):
+                line = line[len(name) + 2:]
+                break
+        cited = list(_CITED.finditer(line))
+        if not cited or cited[-1].end() != len(line.rstrip()):
+            problems.append(f"uncited text in {line[:80]!r}")
+        for match in cited:
+            n, text = int(match["n"]), match["text"].removesuffix(ELLIPSIS)
+            if not 1 <= n <= len(hits):
+                problems.append(f"[{n}] cites no passage (there are {len(hits)})")
+            elif " ".join(text.split()) not in texts[n - 1]:
+                problems.append(f"[{n}] does not contain {text[:80]!r}")
+    return problems

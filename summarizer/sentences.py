@@ -1,0 +1,58 @@
+"""Cutting text into sentences, the unit every summary and answer quotes.
+
+The chunker packs a note's sentences into passages (:mod:`nodes.data.chunking`); summaries and
+answers quote whole sentences of those passages, cut the same way (:func:`quotable`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ABBREVIATIONS = {
+    "dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "fig", "no", "dept",
+    "b.i.d", "t.i.d", "q.i.d", "q.d", "q.h", "q.4h", "q.6h", "q.8h", "q.12h", "p.o", "p.r.n", "a.m", "p.m", "h.s",
+    "mg", "mcg", "ml", "cc", "q", "a.c", "p.c", "o.d", "o.s", "o.u", "u.s",
+}
+_LOOKS_CITED = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
+
+#: A sentence longer than this is cut at a list separator and marked " …" (a structured row's lists run long).
+MAX_SENTENCE_CHARS = 300
+ELLIPSIS = " …"
+
+_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, not cut after abbreviations (``Dr.``, ``b.i.d.``), initials or list numbers."""
+    text = " ".join(text.split())
+    out, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        before = text[start:match.start() + 1].rstrip(".!?\"')]")
+        word = before.rsplit(" ", 1)[-1].lower().strip("(")
+        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()) or word.isdigit():
+            continue
+        out.append(text[start:match.end()].strip())
+        start = match.end()
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return out
+
+
+def quotable(text: str, patient: str | None = None) -> list[str]:
+    """The sentences of a passage a summary or an answer may quote, long ones shortened (ending in :data:`ELLIPSIS`).
+
+    Left out: the name-and-date prefix the chunker put first, fragments with no words, and any
+    sentence that itself looks cited ("cite [7]"), which could pass for one of ours.
+    """
+    said = sentences(text)
+    if said and patient and said[0].startswith(patient) and len(said[0]) <= len(patient) + 14:
+        said = said[1:]
+    return [_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s) and not _LOOKS_CITED.search(s)]
+
+
+def _shorten(sentence: str) -> str:
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    head = sentence[:MAX_SENTENCE_CHARS]
+    cut = max(head.rfind("; "), head.rfind(", "))
+    return (head[:cut] if cut > MAX_SENTENCE_CHARS // 2 else head.rsplit(" ", 1)[0]) + ELLIPSIS

@@ -1,0 +1,87 @@
+"""A router's summary of its subtree, made within what is left of the router's budget.
+
+:class:`Summarizer` is what a router holds when its spec says ``summarize = "extractive"`` (or
+``"llm"``). It tells the router how much more of its budget to keep (:attr:`Summarizer.reserve_ms`)
+and, once the children have answered, summarizes every passage they returned in at most the time
+left: extractively (:mod:`summarizer.extractive`), or with an LLM (:mod:`summarizer.generate`),
+falling back to the extractive summary when the LLM fails, is too slow or not confident enough.
+A summary that cannot be made in time is ``timed_out``, never late: the passages still go up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Literal
+
+from bus.messages import ErrorInfo, Hit, Query, Summary
+from summarizer import extractive
+
+#: What an extractive summary of a hundred passages takes on a 2-core machine, with room to spare.
+EXTRACTIVE_RESERVE_MS = 150.0
+
+
+class Summarizer:
+    """How one router summarizes.
+
+    Args:
+        method: ``extractive``, or ``llm`` (which needs ``llm``).
+        llm: the LLM client (:class:`summarizer.llm.LLM`) for ``method="llm"``.
+        budget_tokens: about how long a summary may be.
+        min_score: a passage must score this much to be summarized at all (decide, then summarize).
+    """
+
+    def __init__(self, method: Literal["extractive", "llm"] = "extractive", *, llm=None,
+                 budget_tokens: int = extractive.BUDGET_TOKENS, min_score: float = extractive.MIN_SCORE) -> None:
+        if method == "llm" and llm is None:
+            raise ValueError("an LLM summarizer needs an LLM endpoint (the spec's [llm] table)")
+        self.method = method
+        self.llm = llm
+        self.budget_tokens = budget_tokens
+        self.min_score = min_score
+
+    @classmethod
+    def default(cls) -> "Summarizer":
+        """The extractive summarizer with default settings (a router that releases only summaries uses it)."""
+        return _DEFAULT
+
+    @property
+    def reserve_ms(self) -> float:
+        """How much more of its budget a router keeps for this summarizer."""
+        if self.method == "llm":
+            return self.llm.settings.reserve_ms + EXTRACTIVE_RESERVE_MS
+        return EXTRACTIVE_RESERVE_MS
+
+    async def summarize(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float) -> Summary:
+        """The summary of ``hits`` for ``query``, made within ``available_ms``."""
+        started = time.monotonic()
+
+        def left_ms() -> float:
+            return available_ms - (time.monotonic() - started) * 1000.0
+
+        if self.method == "llm":
+            from summarizer import generate  # only routers that summarize with an LLM need the client
+
+            return await generate.summary(self, path, query, hits, left_ms)
+        return await self.extractive(path, query, hits, left_ms())
+
+    async def extractive(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float) -> Summary:
+        """The extractive summary, or a ``timed_out`` one if it cannot be made in ``available_ms``."""
+        if available_ms <= 0:
+            return timed_out(path, "extractive", "no time was left to summarize")
+        work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive.summarize(
+            query.vector(), hits, path=path, question=query.question, budget_tokens=self.budget_tokens,
+            min_score=self.min_score))
+        try:
+            return await asyncio.wait_for(work, available_ms / 1000.0)
+        except asyncio.TimeoutError:
+            return timed_out(path, "extractive", f"the summary did not finish within {available_ms:.0f} ms")
+
+
+def timed_out(path: str, method: Literal["extractive", "llm"], reason: str) -> Summary:
+    """A summary that could not be made by the deadline."""
+    return Summary(path=path, method=method, status="timed_out", error=ErrorInfo(type="deadline", reason=reason))
+
+
+_DEFAULT = Summarizer()

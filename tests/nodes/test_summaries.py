@@ -1,0 +1,127 @@
+"""Routers that summarize their subtree, and organizations that release only summaries.
+
+The demo federation runs over a real broker with some of its routers set, in the spec, to summarize
+(``summarize = "extractive"``) or to release only summaries (``summaries_only``); questions go
+through the real gateway.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.client import ask
+from bus.messages import AskRequest, Hit
+from bus.server import NatsServer
+from nodes.demo.federation import SAMPLE_QUESTION
+from nodes.leaf import Leaf
+from nodes.run.federation import Federation
+from policies import broker
+from policies.abac import Policy
+from policies.access import issuer
+from summarizer.answer import check
+from tests.nodes.test_identity import asker
+
+
+def all_passages(federation: Federation, org: str) -> dict[tuple[str, str], str]:
+    """Every passage ``org``'s leaves hold, by (path, id), with its text."""
+    return {(leaf.path, passage.id): passage.text for leaf in federation.nodes(org) if isinstance(leaf, Leaf)
+            for passage in leaf.store.all_vectors()[0]}
+
+
+async def start(spec, url, embedder) -> Federation:
+    federation = Federation(spec, url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    return federation
+
+
+async def test_a_router_summarizes_every_passage_its_subtree_returned(nats_server, nc, open_spec, embedder):
+    open_spec.orgs["hospital_a"].summarize = "extractive"
+    federation = await start(open_spec, nats_server.url, embedder)
+    try:
+        texts = all_passages(federation, "hospital_a")
+        answer = await ask(nc, AskRequest(question=SAMPLE_QUESTION, k=3, summarize="extractive"))
+        [summary] = answer.summaries
+        assert summary.path == "hospital_a" and summary.method == "extractive" and summary.status == "successful"
+        in_top_k = sum(hit.org == "hospital_a" for hit in answer.hits)
+        assert summary.passages > in_top_k and summary.passages >= 10, "it read all its units returned, not the top k"
+        assert summary.sentences and summary.clusters and all(c.keywords for c in summary.clusters)
+        for sentence in summary.sentences:
+            for ref in sentence.sources:
+                assert ref.path.startswith("hospital_a."), ref
+                assert " ".join(sentence.text.removesuffix(" …").split()) in " ".join(texts[(ref.path, ref.id)].split())
+        assert all(hit.vector is None for hit in answer.hits), "vectors stop at the router that asked for them"
+        assert check(answer.answer, answer.hits, answer.summaries) == []
+
+        plain = await ask(nc, AskRequest(question=SAMPLE_QUESTION, k=3))
+        assert plain.summaries == [] and plain.answer is None, "no answer asked for: no summary made"
+    finally:
+        await federation.stop()
+
+
+async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(nats_server, nc, open_spec, embedder):
+    open_spec.orgs["hospital_b"].summarize = "extractive"
+    federation = await start(open_spec, nats_server.url, embedder)
+    try:
+        answer = await ask(nc, AskRequest(question="What is the boiling point of tungsten in kelvin?",
+                                          summarize="extractive"))
+        [summary] = answer.summaries
+        assert summary.status == "insufficient" and summary.sentences == [] and summary.relevant == 0
+        assert answer.answer_info.status == "insufficient"
+    finally:
+        await federation.stop()
+
+
+@pytest.fixture
+async def released(demo_spec, embedder):
+    """The secure demo federation where hospital A releases only summaries to other organizations' users."""
+    demo_spec.orgs["hospital_a"].summaries_only = [Policy(name="outside-a", require={"org": ["hospital_b", "hospital_c"]})]
+    state = demo_spec.federation.state_dir
+    people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
+    conf = broker.write_server_config(state, list(demo_spec.orgs), people)
+    with NatsServer(store_dir=state / "js-release", extra_args=["-c", str(conf)]) as server:
+        federation = await start(demo_spec, server.url, embedder)
+        yield server.url
+        await federation.stop()
+
+
+async def ask_as(url, spec, user, question, **options):
+    creds, nc = await asker(url, spec, user)
+    try:
+        return await ask(nc, AskRequest(question=question, **options), headers=creds.headers(question))
+    finally:
+        await nc.drain()
+
+
+async def test_an_organization_releases_only_summaries_to_outside_users(released, demo_spec):
+    question = SAMPLE_QUESTION
+    inside = await ask_as(released, demo_spec, "A.phys", question, k=50, collapse=False)
+    a_texts = {(hit.path, hit.id): hit.text for hit in inside.hits if hit.org == "hospital_a"}
+    assert a_texts and all(a_texts.values()), "hospital A's own physician reads its passages"
+    assert not any(hit.withheld for hit in inside.hits)
+
+    outside = await ask_as(released, demo_spec, "B.phys", question, k=50, collapse=False, summarize="extractive")
+    from_a = [hit for hit in outside.hits if hit.org == "hospital_a"]
+    assert from_a and all(hit.withheld and hit.text == "" and hit.metadata == {} for hit in from_a)
+    assert any(hit.text for hit in outside.hits if hit.org == "hospital_b"), "hospital B's own passages are released"
+    dumped = outside.model_dump_json()
+    assert not any(text in dumped for text in a_texts.values()), "no passage of hospital A reaches an outside user whole"
+    [summary] = [s for s in outside.summaries if s.path == "hospital_a"]
+    assert summary.status == "successful" and summary.sentences
+    assert all(ref.path.startswith("hospital_a.") for s in summary.sentences for ref in s.sources)
+    assert {(h.path, h.id) for h in from_a} & {(r.path, r.id) for s in summary.sentences for r in s.sources}
+    assert check(outside.answer, outside.hits, outside.summaries) == [], "the answer quotes only what was released"
+
+    plain = await ask_as(released, demo_spec, "B.phys", question, k=50)
+    assert any(s.path == "hospital_a" for s in plain.summaries), "summaries-only means a summary even unasked"
+
+
+def test_withheld_hits_are_quoted_only_through_the_summaries_that_cite_them():
+    from bus.messages import PassageRef, Summary, SummarySentence
+
+    hits = [Hit(id="p1", org="a", path="a.u", score=0.7, text="", patient="Ana Ruiz", withheld=True)]
+    summary = Summary(path="a", method="extractive", status="successful",
+                      sentences=[SummarySentence(text="Started warfarin for atrial fibrillation.",
+                                                 sources=[PassageRef(path="a.u", id="p1")])])
+    assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits, [summary]) == []
+    assert check("Ana Ruiz: She stopped smoking. [1]", hits, [summary])[0].startswith("[1] does not contain")
+    assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits)[0].startswith("[1] does not contain")
