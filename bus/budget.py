@@ -25,6 +25,8 @@ from bus.errors import ValidationError
 
 #: Longest budget a request may ask for (10 minutes).
 MAX_BUDGET_MS = 600_000.0
+#: At most this share of a hop's budget (after its plain reserve) is kept for its own extra work.
+MAX_EXTRA_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,24 @@ class Reserve:
     Attributes:
         fixed_ms: a floor covering the reply's transit and the merge.
         fraction: a share of the remaining budget, so deep trees still leave each level room.
+        extra_ms: more kept for work the hop does after its children answer (a summary, an answer);
+            never more than :data:`MAX_EXTRA_SHARE` of what the rest of the reserve leaves, so the
+            evidence is always looked for, and the extra work gets what is left when time is short.
     """
 
     fixed_ms: float = 15.0
     fraction: float = 0.1
+    extra_ms: float = 0.0
 
     def of(self, remaining_ms: float) -> float:
         """The reserve for a hop that has ``remaining_ms`` left."""
-        return self.fixed_ms + self.fraction * max(remaining_ms, 0.0)
+        remaining_ms = max(remaining_ms, 0.0)
+        base = self.fixed_ms + self.fraction * remaining_ms
+        return base + min(self.extra_ms, MAX_EXTRA_SHARE * max(remaining_ms - base, 0.0))
+
+    def plus(self, extra_ms: float) -> "Reserve":
+        """This reserve keeping ``extra_ms`` more for the hop's own work."""
+        return Reserve(self.fixed_ms, self.fraction, self.extra_ms + extra_ms)
 
 
 @dataclass(frozen=True)

@@ -303,11 +303,13 @@ class AnswerInfo(_Model):
 
     Attributes:
         method: ``extractive`` or ``llm`` (what produced the text in :attr:`Answer.answer`).
-        status: ``successful``; ``insufficient`` (no evidence, or too weak: nothing was generated);
+        status: ``successful``; ``insufficient`` (no evidence, or too weak: nothing was generated; or
+            the LLM said the passages do not answer the question);
             ``fallback`` (an LLM was asked but its answer could not be used, see ``reason``: the
             extractive answer stands in); ``timed_out`` (no answer by the deadline).
         confidence: the LLM's mean token probability, when the endpoint reports it.
-        dropped: LLM sentences left out because their citations were missing or invalid.
+        dropped: LLM sentences left out: citations missing or of no passage given, or not borne out
+            by the passages they cite (:mod:`summarizer.generate`).
     """
 
     method: Literal["extractive", "llm"]

@@ -91,9 +91,9 @@ class Gateway(NodeService):
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
         if ask.deadline_ms is not None:
             budget = Budget.start(ask.deadline_ms)
-        if ask.summarize == "llm" and self.llm is not None:  # keep time for the LLM to write the answer
-            budget = budget.with_reserve(Reserve(fixed_ms=budget.reserve.fixed_ms + self.llm.settings.reserve_ms,
-                                                 fraction=budget.reserve.fraction))
+        if ask.summarize != "none":  # keep time to write the answer (and for the LLM to, if it is asked)
+            llm_ms = self.llm.settings.reserve_ms if ask.summarize == "llm" and self.llm is not None else 0.0
+            budget = budget.with_reserve(budget.reserve.plus(EXTRACTIVE_ANSWER_MS + llm_ms))
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
         started = time.monotonic()
         vector, filters = await self._analyze(ask.question, budget)
@@ -139,23 +139,23 @@ class Gateway(NodeService):
             # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
             return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
                                             reason=f"no passage scores {self.answer_min_score:.2f} or more")
-        fallback = ""
+        tried = AnswerInfo(method="extractive", status="successful")  # what an LLM that was tried said of itself
         if method == "llm":
             if self.llm is None:
-                fallback = "no LLM endpoint is configured at this gateway"
+                tried.reason = "no LLM endpoint is configured at this gateway"
             else:
                 spend = budget.remaining_ms() - Reserve().of(budget.remaining_ms()) - EXTRACTIVE_ANSWER_MS
-                text, info = await generate.answer(self.llm, ask.question, answer.hits, answer.summaries, spend, delta)
+                text, tried = await generate.answer(self.llm, ask.question, answer.hits, answer.summaries, spend, delta)
                 if text is not None:
-                    return text, info
-                fallback = info.reason
+                    return text, tried
+        fallback = tried.reason
         text = await self._extractive(vector, answer, budget)
-        took = round((time.monotonic() - started) * 1000.0, 2)
+        info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
         if text is None:
-            return None, AnswerInfo(method="extractive", status="timed_out", took_ms=took,
-                                    reason=(fallback + "; " if fallback else "") + "the deadline passed before the answer")
+            return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
+                                                 + "the deadline passed before the answer"})
         status = "fallback" if fallback else "insufficient" if text == INSUFFICIENT else "successful"
-        return text, AnswerInfo(method="extractive", status=status, reason=fallback, took_ms=took)
+        return text, info.model_copy(update={"status": status})
 
     async def _extractive(self, vector, answer: Answer, budget: Budget) -> str | None:
         """The cited extractive answer, or ``None`` if the deadline passes first."""

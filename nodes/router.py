@@ -66,8 +66,7 @@ class Router(NodeService):
         summarizing = summarizer is not None and (query.summarize != "none" or withhold)
         payload = request.data
         if summarizing:
-            budget = budget.with_reserve(Reserve(fixed_ms=budget.reserve.fixed_ms + summarizer.reserve_ms,
-                                                 fraction=budget.reserve.fraction))
+            budget = budget.with_reserve(budget.reserve.plus(summarizer.reserve_ms))
             if not query.vectors:
                 payload = codec.encode(query.model_copy(update={"vectors": True}))
         outcomes = await scatter_gather(

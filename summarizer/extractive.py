@@ -62,6 +62,9 @@ PER_CLUSTER = 2
 KEYWORDS = 5
 #: How much a sentence's likeness to the question's words counts against its likeness to its cluster.
 QUESTION_WEIGHT = 0.5
+#: What a summary of a hundred passages takes on a busy 2-core machine, with room to spare: the
+#: reserve a router keeps for it.
+RESERVE_MS = 150.0
 #: k-means is seeded so that the same hits always give the same summary.
 RANDOM_STATE = 0
 N_INIT = 1  # k-means++ seeding makes one run enough here (scikit-learn's own default)

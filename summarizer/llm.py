@@ -70,6 +70,9 @@ class LLMSettings(BaseModel):
         min_confidence: below this confidence callers use the extractive answer instead (0..1).
         logprobs: ask for token log-probabilities (the confidence); turn off for an endpoint that
             rejects them (a llama.cpp server started without ``--logits_all`` ends the stream at once).
+        passages: how many passages (the best first) a prompt gives the model at most.
+        passage_chars: how much of each passage it gives (the local server reads 4,096 tokens in all;
+            a hosted one can take more of both).
         retries: how many times a connection failure or 5xx answer is retried within the budget.
         reserve_ms: how much of its budget a router running an LLM summary keeps for it.
     """
@@ -83,6 +86,8 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     logprobs: bool = True
+    passages: int = Field(6, ge=1, le=50)
+    passage_chars: int = Field(700, ge=100, le=20000)
     retries: int = Field(1, ge=0, le=5)
     reserve_ms: float = Field(1500.0, ge=0.0)
 

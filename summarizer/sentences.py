@@ -15,6 +15,13 @@ _ABBREVIATIONS = {
 }
 _LOOKS_CITED = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
 
+# words addressed to a reader or a model, not about a patient: planted in a record, they are never quoted
+_LOOKS_LIKE_INSTRUCTIONS = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.]{0,60}\b(?:instructions?|rules|prompts?|above|previous)\b"
+    r"|\b(?:answer|respond|reply|say|state|claim)\s+(?:only\s+)?that\b"
+    r"|\b(?:system|developer)\s+(?:prompt|message)\b|\byou\s+(?:must|should)\s+(?:now\s+)?(?:answer|say|reply|cite)\b",
+    re.IGNORECASE)
+
 #: A sentence longer than this is cut at a list separator and marked " …" (a structured row's lists run long).
 MAX_SENTENCE_CHARS = 300
 ELLIPSIS = " …"
@@ -41,13 +48,21 @@ def sentences(text: str) -> list[str]:
 def quotable(text: str, patient: str | None = None) -> list[str]:
     """The sentences of a passage a summary or an answer may quote, long ones shortened (ending in :data:`ELLIPSIS`).
 
-    Left out: the name-and-date prefix the chunker put first, fragments with no words, and any
-    sentence that itself looks cited ("cite [7]"), which could pass for one of ours.
+    Left out: the name-and-date prefix the chunker put first, fragments with no words, any
+    sentence that itself looks cited ("cite [7]"), which could pass for one of ours, and any that
+    reads as instructions (:func:`looks_like_instructions`).
     """
     said = sentences(text)
     if said and patient and said[0].startswith(patient) and len(said[0]) <= len(patient) + 14:
         said = said[1:]
-    return [_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s) and not _LOOKS_CITED.search(s)]
+    return [_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s)
+            and not _LOOKS_CITED.search(s) and not looks_like_instructions(s)]
+
+
+def looks_like_instructions(sentence: str) -> bool:
+    """Whether ``sentence`` speaks to whoever reads the record ("ignore previous instructions", "answer that …")
+    rather than about a patient: text planted in a record to steer a summary or an answer."""
+    return bool(_LOOKS_LIKE_INSTRUCTIONS.search(sentence))
 
 
 def _shorten(sentence: str) -> str:

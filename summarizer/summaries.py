@@ -16,10 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from bus.messages import ErrorInfo, Hit, Query, Summary
-from summarizer import extractive
-
-#: What an extractive summary of a hundred passages takes on a 2-core machine, with room to spare.
-EXTRACTIVE_RESERVE_MS = 150.0
+from summarizer import extractive, generate
 
 
 class Summarizer:
@@ -50,8 +47,8 @@ class Summarizer:
     def reserve_ms(self) -> float:
         """How much more of its budget a router keeps for this summarizer."""
         if self.method == "llm":
-            return self.llm.settings.reserve_ms + EXTRACTIVE_RESERVE_MS
-        return EXTRACTIVE_RESERVE_MS
+            return self.llm.settings.reserve_ms + extractive.RESERVE_MS
+        return extractive.RESERVE_MS
 
     async def summarize(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float) -> Summary:
         """The summary of ``hits`` for ``query``, made within ``available_ms``."""
@@ -61,8 +58,6 @@ class Summarizer:
             return available_ms - (time.monotonic() - started) * 1000.0
 
         if self.method == "llm":
-            from summarizer import generate  # only routers that summarize with an LLM need the client
-
             return await generate.summary(self, path, query, hits, left_ms)
         return await self.extractive(path, query, hits, left_ms())
 

@@ -35,3 +35,10 @@ def test_expired_budget_gives_children_nothing():
     assert budget.expired
     assert budget.for_children() == 0.0
     assert Budget.header(-5)[h.BUDGET] == "0.0"
+
+
+def test_work_after_the_children_is_reserved_but_never_starves_them():
+    reserve = Reserve(fixed_ms=10, fraction=0.1).plus(400).plus(100)
+    assert reserve.of(10_000) == 10 + 1000 + 500, "room enough: the extra work gets all it asks for"
+    assert reserve.of(1_000) == 110 + 0.5 * 890, "short of time: the children keep half of what is left"
+    assert reserve.of(0) == 10
