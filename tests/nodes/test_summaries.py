@@ -7,6 +7,8 @@ through the real gateway.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from bus.client import ask
@@ -18,7 +20,7 @@ from nodes.run.federation import Federation
 from policies import broker
 from policies.abac import Policy
 from policies.access import issuer
-from summarizer.answer import check
+from summarizer.answer import INSUFFICIENT, check
 from tests.nodes.test_identity import asker
 
 
@@ -71,17 +73,26 @@ async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(
         await federation.stop()
 
 
+@contextlib.asynccontextmanager
+async def secure(spec, embedder):
+    """``spec``'s federation, with identities, over a broker that enforces each organization's permissions."""
+    state = spec.federation.state_dir
+    people = {uid: issuer(user.org) for uid, user in spec.users.items()}
+    conf = broker.write_server_config(state, list(spec.orgs), people)
+    with NatsServer(store_dir=state / "js-secure", extra_args=["-c", str(conf)]) as server:
+        federation = await start(spec, server.url, embedder)
+        try:
+            yield server.url
+        finally:
+            await federation.stop()
+
+
 @pytest.fixture
 async def released(demo_spec, embedder):
     """The secure demo federation where hospital A releases only summaries to other organizations' users."""
     demo_spec.orgs["hospital_a"].summaries_only = [Policy(name="outside-a", require={"org": ["hospital_b", "hospital_c"]})]
-    state = demo_spec.federation.state_dir
-    people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
-    conf = broker.write_server_config(state, list(demo_spec.orgs), people)
-    with NatsServer(store_dir=state / "js-release", extra_args=["-c", str(conf)]) as server:
-        federation = await start(demo_spec, server.url, embedder)
-        yield server.url
-        await federation.stop()
+    async with secure(demo_spec, embedder) as url:
+        yield url
 
 
 async def ask_as(url, spec, user, question, **options):
@@ -125,3 +136,14 @@ def test_withheld_hits_are_quoted_only_through_the_summaries_that_cite_them():
     assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits, [summary]) == []
     assert check("Ana Ruiz: She stopped smoking. [1]", hits, [summary])[0].startswith("[1] does not contain")
     assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits)[0].startswith("[1] does not contain")
+
+
+async def test_a_user_who_may_see_nothing_is_told_so_and_no_one_is_named(demo_spec, embedder):
+    # hospital C's researcher may search only hospital C: closed to everyone, nothing reaches them
+    demo_spec.orgs["hospital_c"].gate = [Policy(name="nobody", require={"org": ["hospital_z"]})]
+    async with secure(demo_spec, embedder) as url:
+        for question in (SAMPLE_QUESTION, "What medications is Kevin Kelly taking?"):
+            answer = await ask_as(url, demo_spec, "C.research", question, summarize="extractive")
+            assert answer.hits == [] and answer.nodes["fed.q.hospital_c"].status == "denied"
+            assert answer.answer == INSUFFICIENT and answer.answer_info.status == "insufficient"
+            assert "Kevin" not in answer.answer and "Kelly" not in answer.answer
