@@ -37,9 +37,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bus.client import ask  # noqa: E402
 from bus.connection import connect  # noqa: E402
-from bus.messages import Answer, AskRequest, Hit  # noqa: E402
+from bus.messages import Answer, AskRequest  # noqa: E402
 from bus.server import NatsServer  # noqa: E402
+from nodes.data.store import Passage  # noqa: E402
 from nodes.demo.federation import prepare  # noqa: E402
+from nodes.leaf import Leaf  # noqa: E402
 from nodes.run.federation import Federation  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
 from summarizer.answer import check  # noqa: E402
@@ -47,18 +49,24 @@ from summarizer.answer import check  # noqa: E402
 _CITE = re.compile(r"\[(\d+)\]")
 
 
-def planted(hit_keys, passages: dict, trend: dict) -> set[str]:
+def stored(federation: Federation) -> dict[tuple[str, str], Passage]:
+    """Every passage of every leaf, by (leaf path, passage id)."""
+    return {(leaf.path, passage.id): passage for org in federation.spec.orgs for leaf in federation.nodes(org)
+            if isinstance(leaf, Leaf) for passage in leaf.store.all_vectors()[0]}
+
+
+def planted(hit_keys, passages: dict[tuple[str, str], Passage], trend: dict) -> set[str]:
     """The trend's patients with a planted note among ``hit_keys`` ((path, id) pairs)."""
     records = set(trend["record_ids"])
     found = set()
     for key in hit_keys:
-        hit = passages.get(key)
-        if hit is not None and hit.patient in trend["patients"] and hit.metadata.get("record_id") in records:
-            found.add(hit.patient)
+        passage = passages.get(key)
+        if passage is not None and passage.patient in trend["patients"] and passage.record_id in records:
+            found.add(passage.patient)
     return found
 
 
-def summary_problems(answer: Answer, passages: dict[tuple[str, str], Hit]) -> list[str]:
+def summary_problems(answer: Answer, passages: dict[tuple[str, str], Passage]) -> list[str]:
     """Summary sentences not found word for word in a passage they cite."""
     problems = []
     for summary in answer.summaries:
@@ -80,16 +88,12 @@ async def evaluate(spec: FederationSpec, state: Path, k: int) -> int:
         await federation.start()
         nc = await connect(server.url, "answer-eval")
         try:
-            async def everything(question: str) -> dict[tuple[str, str], Hit]:
-                every = await ask(nc, AskRequest(question=question, k=1000, fetch_k=1000, collapse=False))
-                return {(hit.path, hit.id): hit for hit in every.hits}
-
+            passages = stored(federation)
             trends = json.loads((state / "corpus" / "trends.json").read_text())
             totals = [0, 0, 0, 0]
             print(f"planted trends (patients with a planted note among what each part cites; top {k} hits):")
             print(f"  {'trend':16} {'planted':>7} {'top k':>6} {'summaries':>9} {'answer':>6}")
             for name, trend in trends.items():
-                passages = await everything(trend["question"])
                 answer = await ask(nc, AskRequest(question=trend["question"], k=k, summarize="extractive"))
                 in_hits = planted([(h.path, h.id) for h in answer.hits], passages, trend)
                 in_summaries = planted([(r.path, r.id) for s in answer.summaries for sentence in s.sentences
@@ -104,15 +108,18 @@ async def evaluate(spec: FederationSpec, state: Path, k: int) -> int:
                   f"{totals[1] / totals[0]:.2f}, summaries {totals[2] / totals[0]:.2f}, answers {totals[3] / totals[0]:.2f}")
 
             questions = json.loads((state / "corpus" / "questions.json").read_text())
-            problems, timings, insufficient, sentences = [], [], 0, 0
+            problems, timings, insufficient, sentences, relevant, read = [], [], 0, 0, 0, 0
             for question in questions:
-                passages = await everything(question)
                 answer = await ask(nc, AskRequest(question=question, k=k, summarize="extractive"))
                 timings.append(answer.answer_info.took_ms)
                 insufficient += answer.answer_info.status == "insufficient"
                 sentences += sum(len(s.sentences) for s in answer.summaries)
+                relevant += sum(s.relevant for s in answer.summaries)
+                read += sum(s.passages for s in answer.summaries)
                 problems += [f"{question}: answer: {p}" for p in check(answer.answer, answer.hits, answer.summaries)]
                 problems += [f"{question}: summary: {p}" for p in summary_problems(answer, passages)]
+            print(f"routers read {read} passages and judged {relevant} relevant "
+                  f"(score at least {spec.federation.summary_min_score})")
             print(f"{len(questions)} demo questions: {sentences} summary sentences and every answer checked; "
                   f"{len(problems)} problems (a sentence not in a passage it cites, or a citation of nothing); "
                   f"{insufficient} 'not enough evidence'; an answer took {statistics.median(timings):.0f} ms (median)")
@@ -128,9 +135,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--state-dir", default=".fedrag/demo")
     parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--summary-min-score", type=float, help="the routers' relevance floor (default: the spec's)")
     args = parser.parse_args()
     state = Path(args.state_dir)
     spec = FederationSpec.load(prepare(state, secure=False))
+    if args.summary_min_score is not None:
+        spec.federation.summary_min_score = args.summary_min_score
     return asyncio.run(evaluate(spec, state, args.k))
 
 

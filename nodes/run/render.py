@@ -34,7 +34,7 @@ def answer_info_line(info: AnswerInfo) -> str:
 
 
 def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
-    """A router's summary: what it read, then its sentences with the hits (or passages) they come from."""
+    """A router's summary: what it read, then its sentences with the hits (``[n]``) or passages they come from."""
     place = {(hit.path, hit.id): n for n, hit in enumerate(answer.hits, 1)}
     head = (f"Summary of {summary.path} ({summary.method}, {summary.status}; "
             f"{summary.relevant} of {summary.passages} passages relevant")
@@ -43,9 +43,9 @@ def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
     if summary.error:
         lines.append(f"   {summary.error.reason}")
     for sentence in summary.sentences:
-        cited = " ".join(f"[{place[(r.path, r.id)]}]" if (r.path, r.id) in place else f"<{r.path} {r.id}>"
-                         for r in sentence.sources)
-        lines += textwrap.wrap(f"{sentence.text} {cited}", width, initial_indent="   - ", subsequent_indent="     ")
+        cited = ", ".join(f"[{place[(r.path, r.id)]}]" if (r.path, r.id) in place
+                          else r.id if r.id.startswith(r.path) else f"{r.path}/{r.id}" for r in sentence.sources)
+        lines += textwrap.wrap(f"{sentence.text} ({cited})", width, initial_indent="   - ", subsequent_indent="     ")
     for n, cluster in enumerate(summary.clusters, 1):
         if cluster.keywords:
             lines.append(f"   cluster {n}: {', '.join(cluster.keywords)} ({len(cluster.sources)} passages)")

@@ -8,7 +8,7 @@ Example::
     k = 10                  # hits returned
     fetch_k = 50            # candidates each leaf takes from its index before filtering
     answer_min_score = 0.35 # below this best score, an answer says the evidence is not enough
-    summary_min_score = 0.3 # routers summarize only passages scoring this much
+    summary_min_score = 0.4 # routers summarize only passages scoring this much
     summary_tokens = 200    # about how long a router's summary is
     state_dir = "state"     # where leaves keep their passages and indexes (relative to this file)
 
@@ -143,7 +143,7 @@ class Settings(BaseModel):
     k: int = Field(10, ge=1, le=1000)
     fetch_k: int = Field(50, ge=1, le=10_000)
     answer_min_score: float = Field(0.35, ge=-1.0, le=1.0)
-    summary_min_score: float = Field(0.3, ge=-1.0, le=1.0)
+    summary_min_score: float = Field(0.4, ge=-1.0, le=1.0)  # summarizer.extractive.MIN_SCORE
     summary_tokens: int = Field(200, ge=20, le=4_000)
     state_dir: Path | None = None
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from bus.messages import Hit, Summary
-from summarizer.extractive import cluster_count, estimate_tokens, summarize
+from summarizer.extractive import MIN_SCORE, cluster_count, estimate_tokens, summarize
 
 QUESTION = "How are the patients' atrial fibrillation, diabetic foot ulcers and asthma treated?"
-#: Under the default floor (0.3) some topical passages score too low; 0.2 keeps every topical one.
+#: Under the default floor (MIN_SCORE) some topical passages score too low; 0.2 keeps every topical one.
 LOW_FLOOR = 0.2
 
 NOTES = {
@@ -94,7 +94,7 @@ def test_the_scores_split_topics_from_noise(hits):
     """The premise of the other tests: every topical note clears the low floor, no notice does."""
     assert all(hit.score >= LOW_FLOOR for hit in hits if topic(hit) != "noise")
     assert all(hit.score < LOW_FLOOR for hit in hits if topic(hit) == "noise")
-    assert any(LOW_FLOOR <= hit.score < 0.3 for hit in hits), "the default floor must leave some topical note out"
+    assert any(LOW_FLOOR <= hit.score < MIN_SCORE for hit in hits), "the default floor must leave some topical note out"
 
 
 def test_every_sentence_is_quoted_from_each_of_its_sources_and_cites_every_copy(hits, question_vector):
@@ -132,8 +132,8 @@ def test_clusters_are_topics_ordered_by_their_representative(hits, question_vect
 
 
 def test_no_sentence_or_cluster_holds_a_passage_under_the_floor(hits, question_vector):
-    summary = summarize(question_vector, hits, path="site", question=QUESTION)  # the default floor, 0.3
-    below = {(hit.path, hit.id) for hit in hits if hit.score < 0.3}
+    summary = summarize(question_vector, hits, path="site", question=QUESTION)  # the default floor, MIN_SCORE
+    below = {(hit.path, hit.id) for hit in hits if hit.score < MIN_SCORE}
     assert summary.passages == len(hits) and summary.relevant == len(hits) - len(below)
     assert summary.sentences
     for sentence in summary.sentences:
