@@ -165,10 +165,12 @@ class Hit(_Model):
 
 
 class SummarySentence(_Model):
-    """One sentence of a summary and the passages it comes from (or, written by an LLM, cites)."""
+    """One sentence of a summary, the passages it comes from (or, written by an LLM, cites), and the
+    patients those passages are about."""
 
     text: str = Field(max_length=4_000)
     sources: list[PassageRef] = Field(min_length=1)
+    patients: list[str] = Field(default_factory=list)
     cluster: int | None = None
 
 

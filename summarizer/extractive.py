@@ -140,8 +140,12 @@ def _write(summary: Summary, hits: list[Hit], vectors: np.ndarray, question: str
     summary.clusters = [Cluster(keywords=_keywords(group, words), sources=[hits[i].ref() for i in group.members])
                         for group in groups]
     texts = [_normal(hit.text, fold=False) for hit in hits]
-    summary.sentences = [SummarySentence(text=text, sources=_sources(text, hits, texts, groups[n].members), cluster=n)
-                         for n, text in _choose(groups, budget_tokens)]
+    patient = {(hit.path, hit.id): hit.patient for hit in hits}
+    summary.sentences = []
+    for n, text in _choose(groups, budget_tokens):
+        sources = _sources(text, hits, texts, groups[n].members)
+        about = list(dict.fromkeys(patient[(r.path, r.id)] for r in sources if patient[(r.path, r.id)]))
+        summary.sentences.append(SummarySentence(text=text, sources=sources, patients=about, cluster=n))
     summary.status = "successful"
 
 

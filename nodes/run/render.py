@@ -45,7 +45,8 @@ def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
     for sentence in summary.sentences:
         cited = ", ".join(f"[{place[(r.path, r.id)]}]" if (r.path, r.id) in place
                           else r.id if r.id.startswith(r.path) else f"{r.path}/{r.id}" for r in sentence.sources)
-        lines += textwrap.wrap(f"{sentence.text} ({cited})", width, initial_indent="   - ", subsequent_indent="     ")
+        about = f"{', '.join(sentence.patients)}: " if sentence.patients else ""
+        lines += textwrap.wrap(f"{about}{sentence.text} ({cited})", width, initial_indent="   - ", subsequent_indent="     ")
     for n, cluster in enumerate(summary.clusters, 1):
         if cluster.keywords:
             lines.append(f"   cluster {n}: {', '.join(cluster.keywords)} ({len(cluster.sources)} passages)")

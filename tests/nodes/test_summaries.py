@@ -24,9 +24,9 @@ from summarizer.answer import INSUFFICIENT, check
 from tests.nodes.test_identity import asker
 
 
-def all_passages(federation: Federation, org: str) -> dict[tuple[str, str], str]:
-    """Every passage ``org``'s leaves hold, by (path, id), with its text."""
-    return {(leaf.path, passage.id): passage.text for leaf in federation.nodes(org) if isinstance(leaf, Leaf)
+def all_passages(federation: Federation, org: str) -> dict:
+    """Every passage ``org``'s leaves hold, by (path, id)."""
+    return {(leaf.path, passage.id): passage for leaf in federation.nodes(org) if isinstance(leaf, Leaf)
             for passage in leaf.store.all_vectors()[0]}
 
 
@@ -50,7 +50,9 @@ async def test_a_router_summarizes_every_passage_its_subtree_returned(nats_serve
         for sentence in summary.sentences:
             for ref in sentence.sources:
                 assert ref.path.startswith("hospital_a."), ref
-                assert " ".join(sentence.text.removesuffix(" …").split()) in " ".join(texts[(ref.path, ref.id)].split())
+                assert " ".join(sentence.text.removesuffix(" …").split()) in " ".join(texts[(ref.path, ref.id)].text.split())
+            assert sorted(sentence.patients) == sorted({texts[(r.path, r.id)].patient for r in sentence.sources}), \
+                "a sentence says whom its sources are about"
         assert all(hit.vector is None for hit in answer.hits), "vectors stop at the router that asked for them"
         assert check(answer.answer, answer.hits, answer.summaries) == []
 
