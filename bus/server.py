@@ -61,7 +61,8 @@ def find_binary() -> str:
 
 
 class NatsServer:
-    """One ``nats-server`` process with JetStream on a free loopback port.
+    """One ``nats-server`` process with JetStream on a free loopback port (the same one again when it
+    is started again after :meth:`stop`, so clients reconnect to the URL they know).
 
     Args:
         store_dir: JetStream's storage folder; a temporary one (removed on stop) if omitted.
@@ -88,7 +89,8 @@ class NatsServer:
         Raises:
             BrokerError: if the binary is missing, exits early, or is not ready within ``timeout``.
         """
-        args = [find_binary(), "-a", self.host, "-p", "-1", "--ports_file_dir", str(self._run_dir),
+        self._run_dir.mkdir(parents=True, exist_ok=True)
+        args = [find_binary(), "-a", self.host, "-p", str(self.port or -1), "--ports_file_dir", str(self._run_dir),
                 "-l", str(self._run_dir / "nats.log")]
         if self.jetstream:
             self.store_dir.mkdir(parents=True, exist_ok=True)

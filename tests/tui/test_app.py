@@ -1,0 +1,138 @@
+"""The terminal client driven by Textual's Pilot against real federations over a real broker.
+
+The app is the real one (:class:`tui.app.FedragApp`), asking the real gateway; one organization is
+made to hang by a subscriber that takes its subject and never answers, and the broker is stopped
+to see the app say so.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from textual.widgets import DataTable, Markdown
+
+from bus.connection import connect
+from nodes.run.federation import Federation
+from tests.summarizer.test_llm_answers import clinic_spec
+from tui.app import FedragApp
+
+QUESTION = "Which patients have heavy alcohol use with liver disease or pancreatitis?"
+
+
+async def until(pilot, condition, timeout: float = 30.0, step: float = 0.02) -> None:
+    """Lets the app run until ``condition()`` holds (fails after ``timeout`` seconds)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "the app did not get there in time"
+        await pilot.pause(step)
+
+
+async def ask(pilot, question: str) -> None:
+    await pilot.click("#question")
+    pilot.app.query_one("#question").value = question
+    await pilot.press("enter")
+
+
+async def test_nodes_go_from_pending_to_their_status_and_a_hung_organization_times_out(
+        nats_server, open_spec, embedder):
+    federation = Federation(open_spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    await federation.stop_org("hospital_c")
+    hang = await connect(nats_server.url, "hung-hospital-c")
+    await hang.subscribe("fed.q.hospital_c")  # takes every question, answers none
+    try:
+        app = FedragApp(nats_server.url, deadline_ms=2500)
+        async with app.run_test(size=(180, 50)) as pilot:
+            await until(pilot, app.connected.is_set)
+            tree = app.federation.nodes
+            assert {"hospital_a", "hospital_a.medicine", "hospital_b", "hospital_c"} <= set(tree), \
+                "the tree is discovered, with the organization that is down"
+            asked = time.monotonic()
+            await ask(pilot, QUESTION)
+            await until(pilot, lambda: tree["hospital_a"].state == "successful")
+            assert tree["hospital_a"].seen[:2] == ["pending", "successful"]
+            assert tree["hospital_c"].state == "pending", "a hanging organization stays pending while others answer"
+            assert "pending" in str(app.query_one("#tree").root.children[-1].label), "the state is said in words"
+            await until(pilot, lambda: app.history, timeout=15)
+            took = time.monotonic() - asked
+            assert tree["hospital_c"].state == "timed_out" and 2.0 < took < 2.5 + 5.0
+            assert "timed out" in str(app.query_one("#tree").root.children[-1].label)
+            assert tree["hospital_a.medicine"].state == "successful" and tree["hospital_a.medicine"].report.hits > 0
+            answer = app.history[-1]
+            assert answer.hits and all(hit.org != "hospital_c" for hit in answer.hits)
+            table = app.query_one("#evidence", DataTable)
+            assert table.row_count == len(answer.hits)
+            assert [table.get_row_at(i)[2] for i in range(table.row_count)] == [hit.path for hit in answer.hits]
+    finally:
+        await hang.close()
+        await federation.stop()
+
+
+async def test_a_citation_lands_on_its_evidence_row_and_shows_the_passage(nats_server, open_spec, embedder):
+    federation = Federation(open_spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        app = FedragApp(nats_server.url)
+        async with app.run_test(size=(180, 50)) as pilot:
+            await until(pilot, app.connected.is_set)
+            await ask(pilot, QUESTION)
+            await until(pilot, lambda: app.history)
+            answer = app.history[-1]
+            cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", answer.answer)})
+            assert cited, answer.answer
+            n = max(c for c in cited if c <= 9)
+            app.query_one("#answer-box").focus()
+            await pilot.press(str(n))
+            table = app.query_one("#evidence", DataTable)
+            await until(pilot, lambda: table.cursor_row == n - 1)
+            assert table.has_focus
+            hit = answer.hits[n - 1]
+            await until(pilot, lambda: hit.id in app.query_one("#detail", Markdown).source)
+            assert " ".join(hit.text.split())[:60] in " ".join(app.query_one("#detail", Markdown).source.split())
+
+            await pilot.press("s")  # sort by score: the order the answer numbers them in
+            await pilot.press("s")  # by organization/unit
+            assert [table.get_row_at(i)[2] for i in range(table.row_count)] == sorted(h.path for h in answer.hits)
+
+            await ask(pilot, "How is Zelda Quartermaine's hip?")
+            await until(pilot, lambda: len(app.history) == 2)
+            await pilot.press("f2")  # history: re-open the first question
+            await pilot.pause(0.2)
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: app.answer is not None and app.answer.question == QUESTION)
+            assert table.row_count == len(answer.hits)
+    finally:
+        await federation.stop()
+
+
+async def test_a_stopped_broker_is_a_notification_and_the_app_comes_back(nats_server, open_spec, embedder):
+    app = FedragApp(nats_server.url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, app.connected.is_set)
+        nats_server.stop()
+        await until(pilot, lambda: any("went away" in n.message for n in app._notifications), timeout=15)
+        nats_server.start()
+        await until(pilot, lambda: any("again" in n.message for n in app._notifications), timeout=30)
+        assert app.is_running
+
+
+async def test_the_llm_answer_streams_into_the_answer_pane(llm_server, tmp_path, nats_server, embedder):
+    folder = tmp_path / "clinic"
+    folder.mkdir()
+    federation = Federation(clinic_spec(folder, llm_server.base_url), nats_server.url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        app = FedragApp(nats_server.url, summarize="llm", deadline_ms=120_000)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, app.connected.is_set)
+            await ask(pilot, "Who started apixaban?")
+            await until(pilot, lambda: app._streamed, timeout=120)
+            assert not app.history, "the text is on screen before the answer is complete"
+            await until(pilot, lambda: app.history, timeout=120)
+            answer = app.history[-1]
+            assert answer.answer_info.method == "llm" and app._streamed.strip() == answer.answer
+            assert "apixaban" in app.query_one("#answer", Markdown).source
+    finally:
+        await federation.stop()
