@@ -110,7 +110,7 @@ class FedragApp(App[None]):
     TITLE = "fedrag"
     CSS = """
     #question { margin: 0 1; }
-    #tree { width: 54; border: round $primary; }
+    #tree { width: 60; border: round $primary; }
     #answer { link-color: $accent; link-style: bold underline; }
     #right { width: 1fr; }
     #answer-box { height: 2fr; border: round $primary; }

@@ -22,11 +22,11 @@ STATES = {
     "pending": ("…", "pending", "yellow"),
     "successful": ("✓", "successful", "green"),
     "partial": ("◐", "partial", "dark_orange"),
-    "timed_out": ("⏱", "timed out", "red"),
+    "timed_out": ("✗", "timed out", "red"),
     "unavailable": ("✗", "unavailable", "red"),
     "denied": ("⊘", "denied", "magenta"),
     "failed": ("✗", "failed", "red"),
-    "expired": ("⏱", "expired", "red"),
+    "expired": ("✗", "expired", "red"),
 }
 #: Frames of the spinner a pending node shows.
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -66,7 +66,8 @@ def label(node: NodeState, frame: int = 0) -> str:
             text += f"  {node.report.hits} hits"
         text += f"  {node.report.took_ms:.0f} ms"
     if node.summary is not None:
-        text += f"  [italic]summary: {node.summary.status}[/]"
+        status = node.summary.status
+        text += "  [italic]summarized[/]" if status == "successful" else f"  [italic]summary {status}[/]"
     return text
 
 

@@ -136,3 +136,40 @@ async def test_the_llm_answer_streams_into_the_answer_pane(llm_server, tmp_path,
             assert "apixaban" in app.query_one("#answer", Markdown).source
     finally:
         await federation.stop()
+
+
+async def test_who_you_are_decides_what_answers_and_a_bad_token_is_a_notification(secure_federation, nats_server,
+                                                                                    demo_spec):
+    from nodes.run.cli import sign_in
+    from policies.access import Credentials
+
+    users = [user.name for user in demo_spec.users.values()]
+    app = FedragApp(nats_server.url, sign_in(demo_spec, "B.nurse"), users=users,
+                    sign_in=lambda user: sign_in(demo_spec, user))
+    async with app.run_test(size=(180, 50)) as pilot:
+        await until(pilot, app.connected.is_set)
+        assert "B.nurse" in app.sub_title or "U7" in app.sub_title
+        await ask(pilot, QUESTION)
+        await until(pilot, lambda: app.history)
+        tree = app.federation.nodes
+        assert tree["hospital_c"].state == "denied" and tree["hospital_b"].state == "successful"
+        assert "denied" in str(app.query_one("#tree").root.children[-1].label)
+        assert all(hit.org != "hospital_c" for hit in app.history[-1].hits)
+
+        await pilot.press("f3")  # sign in as hospital C's researcher, from the spec's users
+        await pilot.pause(0.2)
+        await pilot.press(*["down"] * users.index("C.research"), "enter")
+        await until(pilot, lambda: "U8" in app.sub_title and app.connected.is_set())
+        await ask(pilot, QUESTION)
+        await until(pilot, lambda: len(app.history) == 2)
+        assert app.federation.nodes["hospital_a"].state == "denied"
+        assert app.federation.nodes["hospital_c"].state == "successful"
+
+        good = app.credentials  # a token whose claims were edited: refused, said so, and the app goes on
+        claims = good.token.split(".")
+        app.credentials = Credentials(".".join([claims[0], claims[1][:-4] + "AAAA", claims[2]]), good.key, good.broker)
+        await ask(pilot, QUESTION)
+        await until(pilot, lambda: any(n.title == "the gateway refused" for n in app._notifications))
+        [refusal] = [n for n in app._notifications if n.title == "the gateway refused"]
+        assert refusal.message.startswith("denied") and "refused" in app.query_one("#answer", Markdown).source
+        assert len(app.history) == 2 and app.is_running
