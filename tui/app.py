@@ -332,6 +332,20 @@ class FedragApp(App[None]):
 
         relabel(tree.root)
 
+    @on(Tree.NodeHighlighted, "#tree")
+    async def _node(self, event: Tree.NodeHighlighted) -> None:
+        """A router's summary (or a node's report) shows below the evidence when its node is highlighted."""
+        node = self.federation.nodes.get(event.node.data) if event.node.data else None
+        if node is None:
+            return
+        if node.summary is not None:
+            text = model.summary_markdown(node.summary, self.answer.hits if self.answer else [])
+        else:
+            text = f"**{node.path}** — {model.STATES.get(node.state, ('', node.state, ''))[1]}"
+            if node.report is not None and node.report.error is not None:
+                text += f"\n\n{node.report.error.type}: {node.report.error.reason}"
+        await self.query_one("#detail", Markdown).update(text)
+
     # -- the evidence --------------------------------------------------------------------------
 
     def _show_rows(self, hits) -> None:

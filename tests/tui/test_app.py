@@ -64,6 +64,13 @@ async def test_nodes_go_from_pending_to_their_status_and_a_hung_organization_tim
             table = app.query_one("#evidence", DataTable)
             assert table.row_count == len(answer.hits)
             assert [table.get_row_at(i)[2] for i in range(table.row_count)] == [hit.path for hit in answer.hits]
+
+            await ask(pilot, "Who has atrial fibrillation?")  # Escape cancels it while hospital C hangs
+            await until(pilot, lambda: tree["hospital_a"].state == "successful" and tree["hospital_c"].state == "pending")
+            app.query_one("#evidence").focus()
+            await pilot.press("escape")
+            await until(pilot, lambda: "cancelled" in app.query_one("#answer", Markdown).source)
+            assert tree["hospital_c"].state == "idle" and len(app.history) == 1, "a cancelled question leaves no answer"
     finally:
         await hang.close()
         await federation.stop()
@@ -155,6 +162,13 @@ async def test_who_you_are_decides_what_answers_and_a_bad_token_is_a_notificatio
         assert tree["hospital_c"].state == "denied" and tree["hospital_b"].state == "successful"
         assert "denied" in str(app.query_one("#tree").root.children[-1].label)
         assert all(hit.org != "hospital_c" for hit in app.history[-1].hits)
+        assert tree["hospital_b"].summary is not None, "the demo's hospital routers summarize"
+        widget = app.query_one("#tree")
+        [b_node] = [node for node in widget.root.children if node.data == "hospital_b"]
+        assert "summarized" in str(b_node.label)
+        widget.focus()
+        widget.move_cursor(b_node)  # the router's summary shows under the evidence
+        await until(pilot, lambda: "hospital_b** — extractive" in app.query_one("#detail", Markdown).source)
 
         await pilot.press("f3")  # sign in as hospital C's researcher, from the spec's users
         await pilot.pause(0.2)
