@@ -25,80 +25,31 @@ from nats.micro.service import ServiceInfo, ServiceStats
 from bus import codec
 from bus import headers as h
 from bus.errors import BrokerError, FedragError
-from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, OrgResult
+from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, OrgResult, Restarted
 from bus.subjects import ASK
 
 #: How long past its deadline a caller waits for the gateway's final message.
 SLACK_MS = 2_000.0
 #: The wait when a request names no deadline (the gateway then applies its own default).
 DEFAULT_WAIT_MS = 30_000.0
+#: How often a gateway working on a question says so (a ``heartbeat`` message).
+HEARTBEAT_MS = 250.0
+#: A gateway silent this long mid-question is taken for dead; the question goes to another gateway.
+SILENCE_MS = 1_000.0
+#: How many times a question is asked again after its gateway went silent.
+RETRIES = 2
+
+Headers = Union[dict[str, str], Callable[[], dict[str, str]], None]
 
 
-class AskError(FedragError):
-    """The gateway answered with an error reply."""
-
-    def __init__(self, error: ErrorInfo) -> None:
-        super().__init__(f"{error.type}: {error.reason}")
-        self.error = error
-        self.wire_type = error.type
-
-
-#: What the gateway streams for one question: each organization's result, checked sentences of an
-#: LLM answer as they are written, and last the :class:`~bus.messages.Answer`.
-Event = Union[OrgResult, AnswerDelta, Answer]
-_EVENT_MODELS = {"org_result": OrgResult, "answer_delta": AnswerDelta}
-
-
-async def events(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
-                 subject: str = ASK) -> AsyncIterator[Event]:
-    """Asks the federation's gateway and yields what it streams, ending with the :class:`Answer`.
-
-    Args:
-        nc: a connected client.
-        request: the question and its options.
-        headers: extra headers (e.g. ``Authorization`` and the proof).
-        subject: the gateway to ask (``fed.ask``, or an organization's own ``fed.ask.<org>``).
-
-    Raises:
-        BrokerError: no gateway is serving ``subject``, or it did not answer in time.
-        AskError: the gateway refused the request (e.g. a validation error).
-    """
-    inbox = nc.new_inbox()
-    sub = await nc.subscribe(inbox)
-    wait_ms = (request.deadline_ms or DEFAULT_WAIT_MS) + SLACK_MS
-    deadline = time.monotonic() + wait_ms / 1000.0
-    try:
-        await nc.publish(subject, codec.encode(request), reply=inbox,
-                         headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
-        while True:
-            remaining = deadline - time.monotonic()
-            try:
-                msg = await sub.next_msg(timeout=max(remaining, 0.001))
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
-                raise BrokerError(f"the gateway did not answer within {wait_ms:.0f} ms") from None
-            msg_headers = msg.headers or {}
-            if msg_headers.get("Status") == "503":
-                raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
-            kind = msg_headers.get(h.KIND)
-            if kind == "error":
-                raise AskError(codec.decode(msg.data, ErrorInfo))
-            if kind in _EVENT_MODELS:
-                yield codec.decode(msg.data, _EVENT_MODELS[kind])
-            else:
-                yield codec.decode(msg.data, Answer)
-                return
-    finally:
-        await sub.unsubscribe()
-
-
-async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None = None,
-              on_event: Callable[[OrgResult | AnswerDelta], Awaitable[None] | None] | None = None,
+async def ask(nc: Client, request: AskRequest, *, headers: Headers = None,
+              on_event: Callable[[OrgResult | AnswerDelta | Restarted], Awaitable[None] | None] | None = None,
               subject: str = ASK) -> Answer:
     """Asks the federation's gateway and returns its final answer (see :func:`events`).
 
     Args:
         on_event: called with each event before the answer (an organization's result, a sentence
-            of the answer) as it lands.
+            of the answer, a restart) as it lands.
     """
     stream = events(nc, request, headers=headers, subject=subject)
     try:
@@ -112,6 +63,97 @@ async def ask(nc: Client, request: AskRequest, *, headers: dict[str, str] | None
     finally:
         await stream.aclose()
     raise BrokerError("the gateway's stream ended without an answer")
+
+
+class AskError(FedragError):
+    """The gateway answered with an error reply."""
+
+    def __init__(self, error: ErrorInfo) -> None:
+        super().__init__(f"{error.type}: {error.reason}")
+        self.error = error
+        self.wire_type = error.type
+
+
+class GatewayLost(BrokerError):
+    """The gateway answering a question went silent (it died, or its connection did)."""
+
+
+#: What the gateway streams for one question: each organization's result, checked sentences of an
+#: LLM answer as they are written, and last the :class:`~bus.messages.Answer`; and, from
+#: :func:`events` itself, :class:`~bus.messages.Restarted` when the question had to be asked again.
+Event = Union[OrgResult, AnswerDelta, Restarted, Answer]
+_EVENT_MODELS = {"org_result": OrgResult, "answer_delta": AnswerDelta}
+
+
+async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
+                 subject: str = ASK, retries: int = RETRIES) -> AsyncIterator[Event]:
+    """Asks the federation's gateway and yields what it streams, ending with the :class:`Answer`.
+
+    A gateway sends a heartbeat every :data:`HEARTBEAT_MS` while it works; one silent for
+    :data:`SILENCE_MS` is taken for dead, and the question (read-only, so safe to repeat) is asked
+    again — of another gateway, the dead one's subscription being gone — with what is left of its
+    deadline, after a :class:`~bus.messages.Restarted` event that voids what came before.
+
+    Args:
+        nc: a connected client.
+        request: the question and its options.
+        headers: extra headers (e.g. ``Authorization`` and the proof), or a function that makes them
+            afresh for each attempt (a proof may be used only once).
+        subject: the gateway to ask (``fed.ask``, or an organization's own ``fed.ask.<org>``).
+        retries: how many times to ask again after a gateway went silent.
+
+    Raises:
+        BrokerError: no gateway is serving ``subject``, or it did not answer in time
+            (:class:`GatewayLost` if it went silent and no retry was left).
+        AskError: the gateway refused the request (e.g. a validation error).
+    """
+    wait_ms = (request.deadline_ms or DEFAULT_WAIT_MS) + SLACK_MS
+    deadline = time.monotonic() + wait_ms / 1000.0
+    for attempt in range(retries + 1):
+        left_ms = (deadline - time.monotonic()) * 1000.0 - SLACK_MS
+        this = request if attempt == 0 or request.deadline_ms is None else \
+            request.model_copy(update={"deadline_ms": max(int(left_ms), 1)})
+        try:
+            async for event in _attempt(nc, this, headers() if callable(headers) else headers, subject, deadline):
+                yield event
+            return
+        except GatewayLost as exc:
+            if attempt == retries or deadline - time.monotonic() <= SILENCE_MS / 1000.0:
+                raise
+            yield Restarted(reason=str(exc), attempt=attempt + 1)
+
+
+async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | None, subject: str,
+                   deadline: float) -> AsyncIterator[Event]:
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
+    try:
+        await nc.publish(subject, codec.encode(request), reply=inbox,
+                         headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
+        while True:
+            remaining = deadline - time.monotonic()
+            silence = SILENCE_MS / 1000.0
+            try:
+                msg = await sub.next_msg(timeout=max(min(remaining, silence), 0.001))
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                if remaining <= silence:
+                    raise BrokerError(f"the gateway did not answer by the deadline (+{SLACK_MS:.0f} ms)") from None
+                raise GatewayLost(f"the gateway went silent for {SILENCE_MS:.0f} ms mid-question") from None
+            msg_headers = msg.headers or {}
+            if msg_headers.get("Status") == "503":
+                raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
+            kind = msg_headers.get(h.KIND)
+            if kind == "heartbeat":
+                continue
+            if kind == "error":
+                raise AskError(codec.decode(msg.data, ErrorInfo))
+            if kind in _EVENT_MODELS:
+                yield codec.decode(msg.data, _EVENT_MODELS[kind])
+            else:
+                yield codec.decode(msg.data, Answer)
+                return
+    finally:
+        await sub.unsubscribe()
 
 
 async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:

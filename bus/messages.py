@@ -300,6 +300,21 @@ class AnswerDelta(_Model):
     text: str
 
 
+class Heartbeat(_Model):
+    """Streamed by the gateway every :data:`bus.client.HEARTBEAT_MS` while it works on a question, so a
+    caller whose gateway died learns it within a second instead of at the deadline."""
+
+    elapsed_ms: float = 0.0
+
+
+class Restarted(_Model):
+    """Yielded by :func:`bus.client.events` (never sent) when the gateway went silent mid-question and
+    the question was asked again of another gateway: what came before it is void."""
+
+    reason: str
+    attempt: int
+
+
 class AnswerInfo(_Model):
     """How the answer was made.
 

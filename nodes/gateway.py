@@ -4,7 +4,9 @@ It embeds the question once (so every leaf scores against the same vector), dete
 names, sends the query to every organization concurrently, and streams to the caller: one
 ``org_result`` message per organization as soon as its subtree has answered (or failed), then,
 when an LLM writes the answer, one ``answer_delta`` message per checked sentence, then one
-``final`` message with the merged :class:`~bus.messages.Answer`.
+``final`` message with the merged :class:`~bus.messages.Answer` — and all along a ``heartbeat``
+every :data:`bus.client.HEARTBEAT_MS`, so a caller knows within a second if this gateway died
+(:func:`bus.client.events` then asks another).
 
 A question that asks for an answer (``summarize``) gets one, cited, made from the hits it returns
 and the summaries routers wrote: with no evidence, or evidence scoring under ``answer_min_score``,
@@ -27,7 +29,8 @@ from bus import codec
 from bus import headers as h
 from bus.budget import Budget, Reserve
 from bus.errors import ExpiredError
-from bus.messages import Answer, AnswerDelta, AnswerInfo, AskRequest, ErrorInfo, OrgResult, Query
+from bus.client import HEARTBEAT_MS
+from bus.messages import Answer, AnswerDelta, AnswerInfo, AskRequest, ErrorInfo, Heartbeat, OrgResult, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._service import NodeService
@@ -89,12 +92,27 @@ class Gateway(NodeService):
         await super().start(nc)
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
+        trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
+        beating = asyncio.get_running_loop().create_task(self._heartbeats(request, trace))
+        try:
+            await self._handle(request, ask, budget, trace)
+        finally:
+            beating.cancel()
+
+    async def _heartbeats(self, request, trace: str) -> None:
+        """Tells the caller every :data:`bus.client.HEARTBEAT_MS` that this gateway is still at work."""
+        started = time.monotonic()
+        while True:
+            await self.respond(request, Heartbeat(elapsed_ms=round((time.monotonic() - started) * 1000.0, 1)),
+                               "heartbeat", trace)
+            await asyncio.sleep(HEARTBEAT_MS / 1000.0)
+
+    async def _handle(self, request, ask: AskRequest, budget: Budget, trace: str) -> None:
         if ask.deadline_ms is not None:
             budget = Budget.start(ask.deadline_ms)
         if ask.summarize != "none":  # keep time to write the answer (and for the LLM to, if it is asked)
             llm_ms = self.llm.settings.reserve_ms if ask.summarize == "llm" and self.llm is not None else 0.0
             budget = budget.with_reserve(budget.reserve.plus(EXTRACTIVE_ANSWER_MS + llm_ms))
-        trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
         started = time.monotonic()
         vector, filters = await self._analyze(ask.question, budget)
         k = ask.k or self.k

@@ -32,7 +32,7 @@ from textual.widgets.option_list import Option
 from bus.client import AskError, discover, events
 from bus.connection import drain
 from bus.errors import FedragError
-from bus.messages import Answer, AnswerDelta, AskRequest, OrgResult
+from bus.messages import Answer, AnswerDelta, AskRequest, OrgResult, Restarted
 from policies._jose import segment
 from policies.access import Credentials, connect_as
 from tui import model
@@ -231,11 +231,18 @@ class FedragApp(App[None]):
         await answer_md.update(f"**Q:** {question}\n\n*waiting for the federation…*")
         stream = None
         request = AskRequest(question=question, summarize=self.summarize, deadline_ms=self.deadline_ms)
-        headers = self.credentials.headers(question) if self.credentials else None
+        credentials = self.credentials
+        headers = (lambda: credentials.headers(question)) if credentials else None  # a fresh proof per attempt
         evidence: list = []
         try:
             async for event in events(self.nc, request, headers=headers):
-                if isinstance(event, OrgResult):
+                if isinstance(event, Restarted):  # the gateway died mid-question; another one answers
+                    self.notify(f"{event.reason}; asking again", title="gateway lost", severity="warning", timeout=5)
+                    self.federation.start()
+                    self._draw_tree()
+                    evidence = []
+                    self._show_rows([])
+                elif isinstance(event, OrgResult):
                     self.federation.apply(event)
                     self._draw_tree()
                     if event.result:

@@ -34,7 +34,7 @@ import numpy as np
 from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import FedragError, SpecError
-from bus.messages import AskRequest, OrgResult
+from bus.messages import AskRequest, OrgResult, Restarted
 from bus.server import NatsServer
 from bus.subjects import ASK, org_of, query_subject, validate_path
 from nodes.run import render
@@ -102,11 +102,14 @@ async def _print_answer(nc, request: AskRequest, as_json: bool, creds: Credentia
             return
         if isinstance(event, OrgResult):
             print(render.org_line(event), flush=True)
+        elif isinstance(event, Restarted):  # the gateway died mid-question: asked again of another
+            print(("\n" if streamed else "") + f"  ! {event.reason}; asking again (attempt {event.attempt + 1})", flush=True)
+            streamed = False
         else:  # the next checked sentence of an answer an LLM is writing
             print(("" if streamed else "\nA: ") + event.text, end=" ", flush=True)
             streamed = True
 
-    headers = creds.headers(request.question) if creds is not None else None
+    headers = (lambda: creds.headers(request.question)) if creds is not None else None  # a fresh proof per attempt
     answer = await ask(nc, request, on_event=show, headers=headers, subject=subject)
     if as_json:
         print(answer.model_dump_json(indent=2))
@@ -344,7 +347,7 @@ async def cmd_compare(args) -> int:
     try:
         for question in questions:
             answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True),
-                               headers=creds.headers(question) if creds else None)
+                               headers=(lambda q=question: creds.headers(q)) if creds else None)
             # the central index is searched with the very vector and patient filter the gateway used
             expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), k, answer.patients)
             score = intersection(answer.hits, expected)
