@@ -12,6 +12,7 @@ nodes it started answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -113,14 +114,18 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
         left_ms = (deadline - time.monotonic()) * 1000.0 - SLACK_MS
         this = request if attempt == 0 or request.deadline_ms is None else \
             request.model_copy(update={"deadline_ms": max(int(left_ms), 1)})
+        stream = _attempt(nc, this, headers() if callable(headers) else headers, subject, deadline)
         try:
-            async for event in _attempt(nc, this, headers() if callable(headers) else headers, subject, deadline):
+            async for event in stream:
                 yield event
             return
         except GatewayLost as exc:
             if attempt == retries or deadline - time.monotonic() <= SILENCE_MS / 1000.0:
                 raise
-            yield Restarted(reason=str(exc), attempt=attempt + 1)
+            lost = exc
+        finally:
+            await stream.aclose()  # now, not whenever the event loop finalizes it (the connection may be gone)
+        yield Restarted(reason=str(lost), attempt=attempt + 1)
 
 
 async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | None, subject: str,
@@ -153,7 +158,8 @@ async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | No
                 yield codec.decode(msg.data, Answer)
                 return
     finally:
-        await sub.unsubscribe()
+        with contextlib.suppress(nats.errors.Error):  # a connection draining or closed has no subscription left
+            await sub.unsubscribe()
 
 
 async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:
