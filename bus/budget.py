@@ -106,6 +106,12 @@ class Budget:
         """Whether nothing is left."""
         return self.remaining_ms() <= 0.0
 
+    def for_own_work(self) -> float:
+        """What this hop may spend on its own work after its children answered (a summary, an answer):
+        the remainder less the plain reserve for the reply's transit (never negative)."""
+        remaining = self.remaining_ms()
+        return max(remaining - Reserve().of(remaining), 0.0)
+
     def for_children(self) -> float:
         """What each child may spend: the remainder less this hop's reserve (never negative)."""
         remaining = self.remaining_ms()

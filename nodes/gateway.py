@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from bus import codec
 from bus import headers as h
-from bus.budget import Budget, Reserve
+from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.messages import Answer, AnswerDelta, AnswerInfo, AskRequest, ErrorInfo, Heartbeat, OrgResult, Query
@@ -162,7 +162,7 @@ class Gateway(NodeService):
             if self.llm is None:
                 tried.reason = "no LLM endpoint is configured at this gateway"
             else:
-                spend = budget.remaining_ms() - Reserve().of(budget.remaining_ms()) - EXTRACTIVE_ANSWER_MS
+                spend = budget.for_own_work() - EXTRACTIVE_ANSWER_MS
                 text, tried = await generate.answer(self.llm, ask.question, answer.hits, answer.summaries, spend, delta)
                 if text is not None:
                     return text, tried

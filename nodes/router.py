@@ -23,7 +23,7 @@ import time
 
 from bus import codec
 from bus import headers as h
-from bus.budget import Budget, Reserve
+from bus.budget import Budget
 from bus.messages import Hit, Query, SearchResult
 from bus.scatter import scatter_gather
 from bus.subjects import query_subject
@@ -76,9 +76,7 @@ class Router(NodeService):
         )
         result = merge(outcomes, query.k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
         if summarizing:
-            # Leave the reply its transit time: what the summarizer may spend is what the plain reserve would keep.
-            summary = await summarizer.summarize(self.path, query, pooled(outcomes),
-                                                 budget.remaining_ms() - Reserve().of(budget.remaining_ms()))
+            summary = await summarizer.summarize(self.path, query, pooled(outcomes), budget.for_own_work())
             result.summaries.append(summary)
             self.counters[f"summaries.{summary.status}"] += 1
         if withhold:

@@ -107,9 +107,14 @@ class Credentials:
         return {h.AUTHORIZATION: f"Bearer {self.token}", proof.HEADER: self.key.prove(question)}
 
     @property
+    def claims(self) -> dict:
+        """The token's claims as written (unverified: what this person says of themselves, for display)."""
+        return segment(self.token, 1)
+
+    @property
     def inbox_prefix(self) -> str:
         """Where answers to this person go: the gateway answers nowhere else (:func:`policies.broker.user_inbox`)."""
-        claims = segment(self.token, 1)
+        claims = self.claims
         return user_inbox(str(claims.get("iss", "")), str(claims.get("sub", "")))
 
     def connect_options(self) -> dict:

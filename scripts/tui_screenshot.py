@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from nodes.run.cli import DEMO_STATE, embedded_broker, sign_in  # noqa: E402
 from nodes.run.federation import Federation  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
 from policies import broker  # noqa: E402
+from tui import model  # noqa: E402
 from tui.app import FedragApp  # noqa: E402
 
 
@@ -42,7 +42,7 @@ async def shoot(out: Path, question: str) -> None:
                 await pilot.press("enter")
                 while not app.history:
                     await pilot.pause(0.1)
-                cited = [int(n) for n in re.findall(r"\[(\d+)\]", app.history[-1].answer or "")]
+                cited = model.citations(app.history[-1].answer or "")
                 app.query_one("#answer-box").focus()
                 await pilot.press(str(min(cited[0], 9)) if cited else "1")
                 await pilot.pause(0.5)

@@ -157,6 +157,11 @@ class CitedSentences:
         return f"{text} " + "".join(f"[{n}]" for n in numbers)
 
     @property
+    def only_abstained(self) -> bool:
+        """The model said the passages do not answer the question, and nothing else."""
+        return self.abstained and not self.kept and not self.dropped
+
+    @property
     def text(self) -> str:
         """The kept sentences, each followed by its citations."""
         return " ".join(f"{text} " + "".join(f"[{n}]" for n in numbers) for text, numbers in self.kept)
@@ -222,7 +227,7 @@ async def answer(llm, question: str, hits: Sequence[Hit], summaries: Sequence[Su
     except LLMError as exc:
         return None, AnswerInfo(method="extractive", status="fallback", reason=str(exc),
                                 took_ms=round((time.monotonic() - started) * 1000.0, 2))
-    if written.cited.abstained and not written.cited.kept and not written.cited.dropped:
+    if written.cited.only_abstained:
         return INSUFFICIENT, AnswerInfo(method="llm", status="insufficient", confidence=written.confidence,
                                         reason="the LLM found no answer in the passages", took_ms=round(written.took_ms, 2))
     why = unusable(written, llm.settings.min_confidence)
@@ -248,7 +253,7 @@ async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left
         why = unusable(written, summarizer.llm.settings.min_confidence) or ""
     except LLMError as exc:
         written, why = None, str(exc)
-    if written is not None and written.cited.abstained and not written.cited.kept and not written.cited.dropped:
+    if written is not None and written.cited.only_abstained:
         return Summary(path=path, method="llm", status="insufficient", passages=len(hits), relevant=len(relevant),
                        confidence=written.confidence, took_ms=round(written.took_ms, 2))
     if not why:

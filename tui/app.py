@@ -33,7 +33,6 @@ from bus.client import AskError, discover, events
 from bus.connection import drain
 from bus.errors import FedragError
 from bus.messages import Answer, AnswerDelta, AskRequest, OrgResult, Restarted
-from policies._jose import segment
 from policies.access import Credentials, connect_as
 from tui import model
 
@@ -179,7 +178,7 @@ class FedragApp(App[None]):
     def _who(self) -> str:
         if self.credentials is None:
             return "open federation (not signed in)"
-        claims = segment(self.credentials.token, 1)
+        claims = self.credentials.claims
         role = " ".join(str(claims.get(key, "")) for key in ("org", "role") if claims.get(key))
         return f"signed in as {claims.get('sub', '?')} ({role})"
 

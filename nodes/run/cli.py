@@ -56,13 +56,17 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def embedded_broker(spec: FederationSpec) -> NatsServer:
-    """The broker ``fedrag demo``/``fedrag up`` start: with per-organization users when the spec has identities."""
+def embedded_broker(spec: FederationSpec, store_dir: Path | None = None) -> NatsServer:
+    """The broker ``fedrag demo``/``fedrag up`` start: with per-organization users when the spec has identities.
+
+    Args:
+        store_dir: JetStream's folder (default ``jetstream`` in the spec's state directory).
+    """
     args = []
     if spec.identity is not None:
         people = {uid: issuer(user.org) for uid, user in spec.users.items()}
         args = ["-c", str(broker.write_server_config(spec.federation.state_dir, list(spec.orgs), people))]
-    return NatsServer(store_dir=spec.federation.state_dir / "jetstream", extra_args=args)
+    return NatsServer(store_dir=store_dir or spec.federation.state_dir / "jetstream", extra_args=args)
 
 
 def sign_in(spec: FederationSpec, user: str) -> Credentials:
@@ -253,14 +257,18 @@ async def cmd_ingest(args) -> int:
     return 3 if summary.applied.rejected or summary.skipped else 0
 
 
+def _user_names(spec: FederationSpec | None) -> list[str]:
+    """The names the spec's users sign in by (their ids where they have none)."""
+    return [user.name or uid for uid, user in spec.users.items()] if spec else []
+
+
 async def cmd_tui(args) -> int:
     from tui.app import FedragApp
 
     spec = FederationSpec.load(Path(args.spec)) if args.spec else None
     options = dict(summarize="llm" if args.llm else "extractive", deadline_ms=args.deadline_ms)
     if args.nats:
-        users = [user.name or uid for uid, user in spec.users.items()] if spec else []
-        await FedragApp(args.nats, credentials(args), users=users, **options,
+        await FedragApp(args.nats, credentials(args), users=_user_names(spec), **options,
                         sign_in=(lambda user: sign_in(spec, user)) if spec and spec.identity else None).run_async()
         return 0
     from nodes.demo.federation import DEMO_USER, prepare
@@ -272,9 +280,8 @@ async def cmd_tui(args) -> int:
         await federation.start()
         try:
             url = broker.client_url(server.url, spec.federation.state_dir)
-            users = [user.name or uid for uid, user in spec.users.items()]
             creds = Credentials.load(Path(args.token)) if args.token else sign_in(spec, args.as_user or DEMO_USER)
-            await FedragApp(url, creds, users=users, **options,
+            await FedragApp(url, creds, users=_user_names(spec), **options,
                             sign_in=lambda user: sign_in(spec, user)).run_async()
         finally:
             await federation.stop()

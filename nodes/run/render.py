@@ -22,7 +22,7 @@ def answer_info_line(info: AnswerInfo) -> str:
         if info.confidence is not None:
             said += f", confidence {info.confidence:.2f}"
         if info.dropped:
-            said += f", {info.dropped} sentence(s) without valid citations left out"
+            said += f", {info.dropped} sentence(s) their citations did not bear out left out"
         return f"({said})"
     if info.status == "fallback":
         return f"(extractive: sentences quoted from the passages; the LLM's answer was not used: {info.reason})"

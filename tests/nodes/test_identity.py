@@ -17,14 +17,12 @@ from bus import codec
 from bus.client import AskError, ask
 from bus.connection import connect
 from bus.messages import AskRequest, ErrorInfo, Query
-from bus.server import NatsServer
 from bus.subjects import query_subject
 from nodes.data.baseline import CentralIndex
-from nodes.run.cli import sign_in
+from nodes.run.cli import embedded_broker, sign_in
 from nodes.demo.access import MATRIX
 from nodes.run.federation import Federation
 from policies import broker
-from policies.access import issuer
 
 QUESTION = "Which patients had a stroke or a seizure?"
 
@@ -32,10 +30,7 @@ QUESTION = "Which patients had a stroke or a seizure?"
 @pytest.fixture
 async def secure(demo_spec, embedder):
     """(the federation, the broker's URL) with per-user broker permissions."""
-    state = demo_spec.federation.state_dir
-    people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
-    conf = broker.write_server_config(state, list(demo_spec.orgs), people)
-    with NatsServer(store_dir=state / "js-identity", extra_args=["-c", str(conf)]) as server:
+    with embedded_broker(demo_spec, demo_spec.federation.state_dir / "js-identity") as server:
         federation = Federation(demo_spec, server.url, processes=False, verbose=False,
                                 embedder_factory=lambda: embedder)
         await federation.start()

@@ -13,13 +13,11 @@ import pytest
 
 from bus.client import ask
 from bus.messages import AskRequest, Hit
-from bus.server import NatsServer
 from nodes.demo.federation import SAMPLE_QUESTION
 from nodes.leaf import Leaf
+from nodes.run.cli import embedded_broker
 from nodes.run.federation import Federation
-from policies import broker
 from policies.abac import Policy
-from policies.access import issuer
 from summarizer.answer import INSUFFICIENT, check
 from tests.nodes.test_identity import asker
 
@@ -78,10 +76,7 @@ async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(
 @contextlib.asynccontextmanager
 async def secure(spec, embedder):
     """``spec``'s federation, with identities, over a broker that enforces each organization's permissions."""
-    state = spec.federation.state_dir
-    people = {uid: issuer(user.org) for uid, user in spec.users.items()}
-    conf = broker.write_server_config(state, list(spec.orgs), people)
-    with NatsServer(store_dir=state / "js-secure", extra_args=["-c", str(conf)]) as server:
+    with embedded_broker(spec, spec.federation.state_dir / "js-secure") as server:
         federation = await start(spec, server.url, embedder)
         try:
             yield server.url

@@ -7,7 +7,6 @@ to see the app say so.
 
 from __future__ import annotations
 
-import re
 import time
 
 from textual.widgets import DataTable, Markdown
@@ -15,6 +14,7 @@ from textual.widgets import DataTable, Markdown
 from bus.connection import connect
 from nodes.run.federation import Federation
 from tests.summarizer.test_llm_answers import clinic_spec
+from tui import model
 from tui.app import FedragApp
 
 QUESTION = "Which patients have heavy alcohol use with liver disease or pancreatitis?"
@@ -86,7 +86,7 @@ async def test_a_citation_lands_on_its_evidence_row_and_shows_the_passage(nats_s
             await ask(pilot, QUESTION)
             await until(pilot, lambda: app.history)
             answer = app.history[-1]
-            cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", answer.answer)})
+            cited = model.citations(answer.answer)
             assert cited, answer.answer
             n = max(c for c in cited if c <= 9)
             app.query_one("#answer-box").focus()
