@@ -62,26 +62,33 @@ def find_binary() -> str:
 
 class NatsServer:
     """One ``nats-server`` process with JetStream on a free loopback port (the same one again when it
-    is started again after :meth:`stop`, so clients reconnect to the URL they know).
+    is started again after :meth:`stop` or :meth:`kill`, so clients reconnect to the URL they know).
 
     Args:
         store_dir: JetStream's storage folder; a temporary one (removed on stop) if omitted.
         host: the address to listen on.
         jetstream: whether to enable JetStream.
-        extra_args: further command-line arguments (e.g. ``["-c", "cluster.conf"]``).
+        extra_args: further command-line arguments (e.g. ``["-c", "auth.conf"]``).
+        config: a complete configuration file (listen address, ports, JetStream, cluster...): the
+            server is started with it alone, and ``store_dir``, ``host`` and ``jetstream`` are not used
+            (see :mod:`bus.sites`, which renders them).
     """
 
     def __init__(self, store_dir: Path | None = None, *, host: str = "127.0.0.1", jetstream: bool = True,
-                 extra_args: list[str] | None = None) -> None:
+                 extra_args: list[str] | None = None, config: Path | None = None) -> None:
         self.host = host
-        self.jetstream = jetstream
+        self.config = Path(config) if config is not None else None
+        self.jetstream = jetstream and self.config is None
         self.extra_args = list(extra_args or [])
-        self._own_store = store_dir is None
-        self.store_dir = Path(store_dir) if store_dir else Path(tempfile.mkdtemp(prefix="fedrag-js-"))
+        self._own_store = store_dir is None and self.jetstream
+        self.store_dir = Path(store_dir) if store_dir else (
+            Path(tempfile.mkdtemp(prefix="fedrag-js-")) if self._own_store else None)
         self._run_dir = Path(tempfile.mkdtemp(prefix="fedrag-nats-"))
         self.process: subprocess.Popen | None = None
         self.url = ""
         self.port = 0
+        #: The HTTP monitoring endpoint (``http://host:port``) when the configuration enables one.
+        self.monitor_url = ""
 
     def start(self, timeout: float = 15.0) -> "NatsServer":
         """Starts the server and waits until it accepts clients.
@@ -90,8 +97,11 @@ class NatsServer:
             BrokerError: if the binary is missing, exits early, or is not ready within ``timeout``.
         """
         self._run_dir.mkdir(parents=True, exist_ok=True)
-        args = [find_binary(), "-a", self.host, "-p", str(self.port or -1), "--ports_file_dir", str(self._run_dir),
-                "-l", str(self._run_dir / "nats.log")]
+        args = [find_binary(), "--ports_file_dir", str(self._run_dir), "-l", str(self._run_dir / "nats.log")]
+        if self.config is not None:
+            args += ["-c", str(self.config)]
+        else:
+            args += ["-a", self.host, "-p", str(self.port or -1)]
         if self.jetstream:
             self.store_dir.mkdir(parents=True, exist_ok=True)
             args += ["-js", "-sd", str(self.store_dir)]
@@ -105,14 +115,17 @@ class NatsServer:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
                 raise BrokerError(f"nats-server exited with code {self.process.returncode}: "
                                   f"{err.strip() or self.log_tail()}")
-            ports = list(self._run_dir.glob("*.ports"))
+            # this very process's file: one that a killed predecessor left behind names the same ports
+            ports = list(self._run_dir.glob(f"*_{self.process.pid}.ports"))
             if ports:
                 try:
-                    self.url = json.loads(ports[0].read_text())["nats"][0]
+                    written = json.loads(ports[0].read_text())
+                    self.url = written["nats"][0]
                 except (ValueError, KeyError, IndexError):
                     pass  # written but not complete yet
                 else:
                     self.port = int(self.url.rsplit(":", 1)[1])
+                    self.monitor_url = (written.get("monitoring") or [""])[0]
                     return self
             time.sleep(0.02)
         self.stop()
@@ -122,6 +135,21 @@ class NatsServer:
         """The last lines of the server's log, for error messages."""
         log = self._run_dir / "nats.log"
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
+
+    @property
+    def running(self) -> bool:
+        """Whether the process is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kills the server at once (SIGKILL, as a crash would); :meth:`start` brings it back on the same ports."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            if self.process.stderr:
+                self.process.stderr.close()
+        self.process = None
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stops the server (SIGTERM, then SIGKILL after ``timeout``) and removes temporary folders."""
@@ -136,7 +164,7 @@ class NatsServer:
             self.process.stderr.close()
         self.process = None
         shutil.rmtree(self._run_dir, ignore_errors=True)
-        if self._own_store:
+        if self._own_store and self.store_dir is not None:
             shutil.rmtree(self.store_dir, ignore_errors=True)
 
     def __enter__(self) -> "NatsServer":

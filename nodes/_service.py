@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 from collections import Counter
 from typing import Any
@@ -85,8 +87,9 @@ class NodeService:
         self._last_drop_log = float("-inf")
 
     def describe(self) -> dict[str, str]:
-        """Metadata published in ``$SRV.INFO`` (strings only)."""
-        return {"role": self.role, "path": self.path}
+        """Metadata published in ``$SRV.INFO`` (strings only): what it is, and which process on which host
+        serves it (how ``fedrag chaos`` finds the process to signal)."""
+        return {"role": self.role, "path": self.path, "pid": str(os.getpid()), "host": socket.gethostname()}
 
     async def start(self, nc: Client) -> None:
         """Registers the service and its endpoint on ``nc`` (again on a new connection after a loss)."""

@@ -23,6 +23,14 @@ subject as its reply gets nothing delivered anywhere. The shared ``client`` user
 
 Passwords are generated on first use into ``<state_dir>/broker/credentials.json`` (mode 0600; each
 site keeps only its own users' lines) and the server's configuration holds only their bcrypt hashes.
+
+On a broker of several sites (:mod:`bus.sites`), each site's servers know only the users who connect
+there (:func:`site_users`: its organizations', their gateways', their people's, the federation-wide
+gateway and ``client``), with the same permissions as on a single server, so an organization keeps its
+permissions on every site and cannot log in at another's. Servers present logins of their own to each
+other (:func:`link_credentials`, ``<state_dir>/broker/links.json``): ``route`` for routes and gateways,
+and ``leafnode``, a user of the hub that only leaf links may use and that carries only the
+federation's subjects (:func:`leaf_permissions`).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from pathlib import Path
 import bcrypt
 
 from bus.ingest import stream_name
+from bus.sites import Login, Sites
 
 CLIENT = "client"
 #: The federation-wide gateway ``fedrag up`` runs on ``fed.ask`` (organizations' own gateways are ``gateway_<org>``).
@@ -113,6 +122,34 @@ def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
     return {"publish": {"allow": ["fed.keys.*", "$SRV.>"]}, "subscribe": {"allow": [inbox]}}
 
 
+#: The login servers present to each other over routes and gateways (see :func:`link_credentials`).
+ROUTE = "route"
+#: The hub's user that the servers of leaf-node sites log in as (see :func:`leaf_permissions`).
+LEAF = "leafnode"
+
+
+def leaf_permissions(users: list[str], issuers: dict[str, str] | None = None) -> dict:
+    """What may cross a leaf link, in both directions: the federation's subjects (``fed.>``), discovery
+    (``$SRV.>``) and replies to the inboxes of ``users`` (every user of the federation, on any site)."""
+    allow = ["fed.>", "$SRV.>", *dict.fromkeys(f"{inbox_prefix(user, issuers)}.>" for user in users)]
+    return {"publish": {"allow": allow}, "subscribe": {"allow": allow}}
+
+
+def site_users(passwords: dict[str, str], orgs: list[str], homes: dict[str, str] | None = None) -> dict[str, str]:
+    """The users of ``passwords`` one site knows: its organizations ``orgs`` and their gateways, the people
+    whose home organization (``homes``: user id to organization) is one of them, the federation-wide
+    gateway and ``client``."""
+    mine = {*(org_user(o) for o in orgs), *(gateway_user(o) for o in orgs), GATEWAY, CLIENT,
+            *(person_user(uid) for uid, org in (homes or {}).items() if org in orgs)}
+    return {user: password for user, password in passwords.items() if user in mine}
+
+
+def link_credentials(state_dir: Path) -> dict[str, str]:
+    """The passwords of the logins servers present to each other (:data:`ROUTE`, :data:`LEAF`), generated
+    once and kept in ``<state_dir>/broker/links.json`` (0600)."""
+    return _passwords(Path(state_dir) / "broker" / "links.json", [ROUTE, LEAF])
+
+
 def users(orgs: list[str], people: list[str] = ()) -> list[str]:
     """Every broker user of a federation of ``orgs`` with the persons ``people`` (user ids)."""
     return [*(org_user(o) for o in orgs), *(gateway_user(o) for o in orgs), GATEWAY, CLIENT,
@@ -121,9 +158,13 @@ def users(orgs: list[str], people: list[str] = ()) -> list[str]:
 
 def credentials(state_dir: Path, orgs: list[str], people: list[str] = ()) -> dict[str, str]:
     """Each user's password, generated once and kept in ``<state_dir>/broker/credentials.json`` (0600)."""
-    path = Path(state_dir) / "broker" / "credentials.json"
+    return _passwords(Path(state_dir) / "broker" / "credentials.json", users(orgs, people))
+
+
+def _passwords(path: Path, names: list[str]) -> dict[str, str]:
+    """The passwords kept in ``path`` (0600), with one generated for each of ``names`` it lacks."""
     known = json.loads(path.read_text()) if path.exists() else {}
-    missing = [user for user in users(orgs, people) if user not in known]
+    missing = [user for user in names if user not in known]
     if missing:
         known.update({user: secrets.token_urlsafe(24) for user in missing})
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,16 +176,76 @@ def credentials(state_dir: Path, orgs: list[str], people: list[str] = ()) -> dic
     return known
 
 
-def server_config(passwords: dict[str, str], issuers: dict[str, str] | None = None) -> str:
-    """The ``authorization`` block of a nats-server configuration for these users (bcrypt-hashed passwords)."""
+def server_config(passwords: dict[str, str], issuers: dict[str, str] | None = None, *,
+                  leaf: tuple[str, list[str]] | None = None) -> str:
+    """The ``authorization`` block of a nats-server configuration for these users (bcrypt-hashed passwords).
+
+    Args:
+        passwords: each user's password.
+        issuers: each person's id and token issuer.
+        leaf: on a hub of leaf-node sites, the :data:`LEAF` user's password and every user of the
+            federation (whose inboxes replies may cross the link to).
+    """
     entries = []
     for user, password in passwords.items():
         if user.startswith("user_") and user[5:] not in (issuers or {}):
             continue  # a person no longer in the spec
-        hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=10)).decode()
-        entries.append(f"    {{user: {json.dumps(user)}, password: {json.dumps(hashed)}, "
-                       f"permissions: {json.dumps(permissions(user, issuers))}}}")
+        entries.append(_entry(user, password, permissions(user, issuers)))
+    if leaf is not None:
+        password, everyone = leaf
+        entries.append(_entry(LEAF, password, leaf_permissions(everyone, issuers), ', allowed_connection_types: ["LEAFNODE"]'))
     return "authorization {\n  users = [\n" + ",\n".join(entries) + "\n  ]\n}\n"
+
+
+def _entry(user: str, password: str, allowed: dict, extra: str = "") -> str:
+    hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=10)).decode()
+    return (f"    {{user: {json.dumps(user)}, password: {json.dumps(hashed)}, "
+            f"permissions: {json.dumps(allowed)}{extra}}}")
+
+
+def site_configs(state_dir: Path, sites: dict[str, list[str]], issuers: dict[str, str] | None = None,
+                 homes: dict[str, str] | None = None, hub: str | None = None) -> dict[str, str]:
+    """The ``authorization`` block of each site of a multi-site broker (see :mod:`bus.sites`).
+
+    Args:
+        state_dir: the federation's state directory (credentials live under ``broker/``).
+        sites: each site's name and the organizations that connect there.
+        issuers: each person's id and token issuer.
+        homes: each person's id and organization (people log in at their organization's site).
+        hub: the hub of leaf-node sites, whose servers also know the :data:`LEAF` user.
+    """
+    orgs = [org for site_orgs in sites.values() for org in site_orgs]
+    people = list(issuers or {})
+    passwords = credentials(state_dir, orgs, people)
+    leaf = (link_credentials(state_dir)[LEAF], users(orgs, people)) if hub is not None else None
+    return {site: server_config(site_users(passwords, site_orgs, homes), issuers, leaf=leaf if site == hub else None)
+            for site, site_orgs in sites.items()}
+
+
+def multisite(state_dir: Path, topology: str, sites: dict[str, list[str]], servers: dict[str, int], folder: Path, *,
+              secure: bool = True, issuers: dict[str, str] | None = None, homes: dict[str, str] | None = None,
+              **options) -> Sites:
+    """The servers of a multi-site broker for a federation whose organizations connect at ``sites``
+    (not started: call :meth:`bus.sites.Sites.start`, or :meth:`~bus.sites.Sites.render` only).
+
+    Args:
+        state_dir: the federation's state directory (credentials live under ``broker/``).
+        topology: ``cluster``, ``supercluster`` or ``leaf`` (the first site is the hub).
+        sites: each site's name and the organizations that connect there.
+        servers: each site's number of servers.
+        folder: where the configurations and JetStream's storage go.
+        secure: give each site its users (:func:`site_configs`) and the servers their own logins;
+            otherwise the broker is open, like a federation without identities.
+        issuers: each person's id and token issuer.
+        homes: each person's id and organization.
+        options: passed on to :class:`bus.sites.Sites` (``base_port``, ``jetstream``...).
+    """
+    if not secure:
+        return Sites(topology, servers, folder, **options)
+    hub = next(iter(sites)) if topology == "leaf" else None
+    links = link_credentials(state_dir)
+    return Sites(topology, servers, folder, authorization=site_configs(state_dir, sites, issuers, homes, hub),
+                 routes=Login(ROUTE, links[ROUTE]), leaf=Login(LEAF, links[LEAF]), **options)
 
 
 def write_server_config(state_dir: Path, orgs: list[str], issuers: dict[str, str] | None = None) -> Path:
@@ -176,10 +277,14 @@ def connect_options(state_dir: Path, user: str, issuers: dict[str, str] | None =
 
 
 def client_url(url: str, state_dir: Path) -> str:
-    """``url`` with the ``client`` user's credentials in it, for people and tools that only take a URL."""
+    """``url`` (or each of a comma-separated list of a site's servers) with the ``client`` user's credentials
+    in it, for people and tools that only take a URL."""
     path = Path(state_dir) / "broker" / "credentials.json"
     known = json.loads(path.read_text()) if path.exists() else {}
     if CLIENT not in known or "@" in url:
         return url
-    scheme, rest = url.split("://", 1)
-    return f"{scheme}://{CLIENT}:{known[CLIENT]}@{rest}"
+    with_login = []
+    for one in url.split(","):
+        scheme, rest = one.strip().split("://", 1) if "://" in one else ("nats", one.strip())
+        with_login.append(f"{scheme}://{CLIENT}:{known[CLIENT]}@{rest}")
+    return ",".join(with_login)

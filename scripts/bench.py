@@ -36,7 +36,8 @@ from bus.server import NatsServer
 from nodes.data import embedder as emb
 from nodes.data.baseline import central_spec
 from bus.client import ask
-from nodes.run.cli import embedded_broker, sign_in
+from nodes.run.brokers import embedded_broker
+from nodes.run.federation import sign_in
 from policies.access import connect_as
 from nodes.demo.federation import DEMO_USER, prepare
 from nodes.run.federation import Federation, make_access

@@ -20,7 +20,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, prepare  # noqa: E402
-from nodes.run.cli import DEMO_STATE, embedded_broker, sign_in  # noqa: E402
+from nodes.run.brokers import embedded_broker  # noqa: E402
+from nodes.run.cli import DEMO_STATE  # noqa: E402
+from nodes.run.federation import sign_in  # noqa: E402
 from nodes.run.federation import Federation  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
 from policies import broker  # noqa: E402

@@ -6,11 +6,14 @@ Commands::
     fedrag up SPEC [--nats URL]        run a federation from its spec (one process per organization)
     fedrag org SPEC --org NAME         run one organization's nodes (what each site runs)
     fedrag gateway SPEC [--org NAME]   run the federation's gateway on fed.ask, or an organization's own
+    fedrag broker SPEC --site S=ORGS   a broker of several sites (cluster, supercluster, leaf nodes) on loopback
     fedrag login USER --spec SPEC      development sign-in: a token and proof key for a spec's user
     fedrag ask "QUESTION" [--json]     ask a running federation (--as USER or --token FILE)
     fedrag status                      the live tree of nodes with their counters
     fedrag compare SPEC                federated top-k against a centralized index, per question
     fedrag explain SPEC                the access matrix from the spec's policies, or why one user may not
+    fedrag chaos SCENARIO|all          inject faults while questions stream in; every answer checked
+    fedrag load [--clients 1,4,16]     throughput, latency and lost replies under load; --soak for memory
 
 ``--nats`` defaults to ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``; ``--spec`` (for ``--as``)
 to ``$FEDRAG_SPEC``.
@@ -35,13 +38,13 @@ from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest, OrgResult, Restarted
-from bus.server import NatsServer
 from bus.subjects import ASK, org_of, query_subject, validate_path
 from nodes.run import render
-from nodes.run.federation import Federation, broker_options, make_access, serve_gateway, serve_org, wait_for_signal
+from nodes.run.brokers import embedded_broker, sites_broker
+from nodes.run.federation import Federation, broker_options, serve_gateway, serve_org, sign_in, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies import broker
-from policies.access import Credentials, connect_as, issuer
+from policies.access import Credentials, connect_as
 from policies.explain import access as reach
 from policies.explain import explain, matrix_text
 
@@ -54,35 +57,6 @@ DEMO_LLM_DEADLINE_MS = 120_000
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def embedded_broker(spec: FederationSpec, store_dir: Path | None = None) -> NatsServer:
-    """The broker ``fedrag demo``/``fedrag up`` start: with per-organization users when the spec has identities.
-
-    Args:
-        store_dir: JetStream's folder (default ``jetstream`` in the spec's state directory).
-    """
-    args = []
-    if spec.identity is not None:
-        people = {uid: issuer(user.org) for uid, user in spec.users.items()}
-        args = ["-c", str(broker.write_server_config(spec.federation.state_dir, list(spec.orgs), people))]
-    return NatsServer(store_dir=store_dir or spec.federation.state_dir / "jetstream", extra_args=args)
-
-
-def sign_in(spec: FederationSpec, user: str) -> Credentials:
-    """Development sign-in of one of the spec's users.
-
-    Raises:
-        SpecError: the spec has no ``[identity]`` table or no such user.
-    """
-    access = make_access(spec)
-    if access is None:
-        raise SpecError(f"{spec.source} has no [identity] table: its federation is open, nobody signs in")
-    uid, found = spec.user(user)
-    try:
-        return access.sign_in(uid, found)
-    finally:
-        access.close()
 
 
 def credentials(args) -> Credentials | None:
@@ -191,12 +165,70 @@ async def cmd_up(args) -> int:
 
 
 async def cmd_org(args) -> int:
-    await serve_org(FederationSpec.load(Path(args.spec)), args.org, args.nats, verbose=not args.quiet)
+    await serve_org(FederationSpec.load(Path(args.spec)), args.org, args.nats, verbose=not args.quiet,
+                    only=tuple(args.node))
     return 0
 
 
 async def cmd_gateway(args) -> int:
-    await serve_gateway(FederationSpec.load(Path(args.spec)), args.nats, org=args.org)
+    await serve_gateway(FederationSpec.load(Path(args.spec)), args.nats, org=args.org, verbose=not args.quiet)
+    return 0
+
+
+async def cmd_broker(args) -> int:
+    """Renders (and, unless ``--render-only``, runs) a multi-site broker: each ``--site NAME=ORG,ORG`` a
+    cluster of ``--servers`` servers where those organizations connect, with their broker users only."""
+    spec = FederationSpec.load(Path(args.spec))
+    sites: dict[str, list[str]] = {}
+    for text in args.site or [f"site1={','.join(spec.orgs)}"]:
+        name, _, orgs = text.partition("=")
+        name, orgs = name.strip(), [org.strip() for org in orgs.split(",") if org.strip()]
+        if not name or "=" not in text:
+            raise SpecError(f"--site {text!r}: expected NAME=ORG[,ORG...], e.g. east=hospital_a")
+        if name in sites:
+            raise SpecError(f"--site {name} is given twice")
+        if not orgs:
+            raise SpecError(f"site {name} has no organizations: give them as --site {name}=ORG[,ORG...]")
+        unknown = [org for org in orgs if org not in spec.orgs]
+        if unknown:
+            raise SpecError(f"site {name}: {', '.join(unknown)} is not an organization of {spec.source} "
+                            f"(it has: {', '.join(spec.orgs)})")
+        twice = [org for org in orgs if any(org in others for others in sites.values())]
+        if twice:
+            raise SpecError(f"site {name}: {', '.join(twice)} is already on another site (an organization connects at one)")
+        sites[name] = orgs
+    nowhere = [org for org in spec.orgs if not any(org in orgs for orgs in sites.values())]
+    if nowhere:
+        raise SpecError(f"{', '.join(nowhere)} is on no site: add it to a --site")
+    counts = [part.strip() for part in args.servers.split(",")]
+    if len(counts) not in (1, len(sites)) or not all(c.isdigit() and int(c) > 0 for c in counts):
+        raise SpecError(f"--servers {args.servers!r}: one positive number for every site, or one per site in order "
+                        f"({len(sites)} sites)")
+    servers = dict(zip(sites, [int(c) for c in counts] * len(sites) if len(counts) == 1 else map(int, counts)))
+    topology = args.topology or ("cluster" if len(sites) == 1 else "supercluster")
+    folder = Path(args.out) if args.out else spec.federation.state_dir / "broker" / "sites"
+    multisite = sites_broker(spec, topology, sites, servers, folder, base_port=args.base_port)
+    variable = {site: "SITE_" + site.replace("-", "_") for site in sites}
+    if args.render_only:
+        for path in multisite.render():
+            print(f"nats-server -c {path}")
+        for site in sites:
+            print(f"{variable[site]}={multisite.url(site)}")
+        return 0
+    _say(f"starting {sum(servers.values())} nats-servers: a {topology} of {len(sites)} site(s), configurations in {folder}")
+    started = time.monotonic()
+    await asyncio.to_thread(multisite.start)
+    try:
+        _say(f"ready in {time.monotonic() - started:.1f} s" + (" (each site knows only its own organizations' "
+             "broker users)" if spec.identity is not None else " (open: the spec has no [identity])"))
+        for site, orgs in sites.items():
+            print(f"{variable[site]}={multisite.url(site)}", flush=True)
+            for org in orgs:
+                _say(f"  {org}: fedrag org {spec.source} --org {org} --nats ${variable[site]}")
+        _say("serving until Ctrl-C")
+        await wait_for_signal()
+    finally:
+        multisite.stop()
     return 0
 
 
@@ -302,14 +334,11 @@ def _option(text: str) -> tuple[str, str | bool]:
 
 
 async def cmd_explain(args) -> int:
-    from policies.tokens import Identity
-
     spec = FederationSpec.load(Path(args.spec))
     if not spec.users:
         raise SpecError(f"{spec.source} defines no [users.*] to explain access for")
     policies = spec.policies()
-    people = {uid: Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
-              for uid, u in spec.users.items()}
+    people = {uid: spec.attributes(uid) for uid in spec.users}
     if args.user:
         uid, _ = spec.user(args.user)
         paths = [args.node] if args.node else list(policies)
@@ -371,13 +400,107 @@ async def cmd_compare(args) -> int:
     return 0 if mean == 1.0 else 4
 
 
+async def cmd_chaos(args) -> int:
+    from nodes.chaos import scenarios
+    from nodes.chaos.lab import Lab
+
+    names = list(scenarios.SCENARIOS) if args.scenario == "all" else [args.scenario]
+    if args.nats:
+        if not args.spec:
+            raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
+        spec = FederationSpec.load(Path(args.spec))
+        owned_only = [name for name in names if scenarios.SCENARIOS[name].owned_only]
+        if owned_only and args.scenario != "all":
+            raise SpecError(f"{args.scenario} needs a federation this command starts (run it without --nats)")
+        if owned_only:
+            _say(f"skipping {', '.join(owned_only)}: they need a federation this command starts (without --nats)")
+        names = [name for name in names if name not in owned_only]
+        lab = await Lab.join(spec, args.nats)
+    else:
+        from nodes.demo.federation import prepare
+
+        spec = FederationSpec.load(prepare(Path(args.state_dir).resolve()))
+        _say(f"starting the demo federation in the chaos layout ({len(spec.orgs)} organizations; a process per "
+             "faulty part, two gateways) on a broker of its own…")
+        lab = await Lab.start(spec, verbose=args.verbose)
+    questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
+    users = [spec.user(user)[0] for user in args.user] or list(spec.users) or [None]
+    outcomes = []
+    try:
+        for name in names:
+            outcome = await scenarios.run(lab, scenarios.SCENARIOS[name], questions, users, clients=args.clients,
+                                          deadline_ms=args.deadline_ms or spec.federation.deadline_ms,
+                                          before_s=args.before, hold_s=args.hold, after_s=args.after, say=_say)
+            outcomes.append(outcome)
+            _say(f"  {len(outcome.queries)} queries, {len(outcome.violations)} violations, recovery "
+                 + (f"{outcome.recovery_s:.1f} s" if outcome.recovery_s is not None else "never"))
+    finally:
+        await lab.stop()
+    print(scenarios.report(outcomes))
+    return 0 if not any(o.violations for o in outcomes) else 4
+
+
+async def cmd_load(args) -> int:
+    import socket
+
+    from nodes.chaos import load
+
+    levels = _counts(args.clients)
+    with contextlib.AsyncExitStack() as stack:
+        if args.nats:
+            if not args.spec:
+                raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
+            spec, url = FederationSpec.load(Path(args.spec)), args.nats
+        else:
+            from nodes.demo.federation import prepare
+            from nodes.run.federation import Unit, one_per_org
+
+            spec = FederationSpec.load(prepare(Path(args.state_dir).resolve()))
+            server = stack.enter_context(embedded_broker(spec))
+            federation = Federation(spec, server.url, units=[*one_per_org(spec), Unit("gateway")], verbose=False)
+            _say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
+            stack.push_async_callback(federation.stop)
+            await federation.start()
+            url = broker.client_url(server.url, spec.federation.state_dir)
+        questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
+        users = [spec.user(user)[0] for user in args.user] or list(spec.users) or [None]
+        asked = "an extractive answer every " + str(args.answer_every) if args.answer_every else "evidence only"
+        _say(f"warming up ({max(levels)} clients, 2 s); questions ask for {asked}, deadline "
+             f"{args.deadline_ms or spec.federation.deadline_ms} ms")
+        options = dict(deadline_ms=args.deadline_ms, answer_every=args.answer_every)
+        await load.load(spec, url, questions, users, clients=max(levels), seconds=2.0, **options)
+        results = []
+        for clients in levels:
+            _say(f"{clients} clients for {args.seconds:.0f} s…")
+            results.append(await load.load(spec, url, questions, users, clients=clients, seconds=args.seconds, **options))
+        if args.soak:
+            names = await load.processes(url, socket.gethostname())
+            before = {pid: load.rss_mb(pid) for pid in names}
+            _say(f"soak: {max(levels)} clients for {args.soak:.0f} s, memory of {len(names)} processes sampled before and after…")
+            soaked = await load.load(spec, url, questions, users, clients=max(levels), seconds=args.soak, **options)
+            after = {pid: load.rss_mb(pid) for pid in names}
+            results.append(soaked)
+    print(load.load_report(results))
+    if args.soak:
+        print(load.memory_report(names, before, after, len(soaked.queries)))
+    return 4 if any(r.lost for r in results) else 0
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise SpecError(f"--clients {text!r}: expected positive numbers separated by commas, e.g. 1,4,16")
+    return counts
+
+
 def _sees_everything(spec: FederationSpec) -> str:
     """A user every node of the spec admits (the centralized baseline has no policies to compare with)."""
-    from policies.tokens import Identity
-
     policies = spec.policies()
-    for uid, u in spec.users.items():
-        attributes = Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
+    for uid in spec.users:
+        attributes = spec.attributes(uid)
         if all(reach(attributes, path, policies).allowed and not policies[path].documents for path in policies):
             return uid
     raise SpecError(f"no user of {spec.source} may search every node; compare with --as USER to compare what one sees")
@@ -407,6 +530,12 @@ def read_questions(path: Path) -> list[str]:
     if not questions:
         raise SpecError(f"{path}: holds no questions")
     return questions
+
+
+def _chaos_names() -> list[str]:
+    from nodes.chaos.scenarios import SCENARIOS
+
+    return list(SCENARIOS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -441,6 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("org", help="run one organization's leaves and routers")
     p.add_argument("spec")
     p.add_argument("--org", required=True)
+    p.add_argument("--node", action="append", default=[], metavar="PATH", help="run only this node of the "
+                   "organization (repeatable); two processes running one leaf are replicas sharing its subject")
     p.add_argument("--quiet", action="store_true")
     nats_option(p)
     p.set_defaults(run=cmd_org)
@@ -448,8 +579,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gateway", help="run the federation's gateway on fed.ask, or an organization's own")
     p.add_argument("spec")
     p.add_argument("--org", help="run this organization's gateway, on fed.ask.ORG, for its users only")
+    p.add_argument("--quiet", action="store_true")
     nats_option(p)
     p.set_defaults(run=cmd_gateway)
+
+    p = sub.add_parser("broker", help="render and run a broker of several sites on this machine",
+                       description="Each --site is a cluster of --servers nats-servers where the organizations "
+                       "named connect (with their broker users only, when the spec has identities); sites are joined "
+                       "by NATS gateways (supercluster) or as leaf nodes of the first site (leaf). Prints "
+                       "SITE_<name>=URL,URL,... for each site once every link is up, and serves until Ctrl-C.")
+    p.add_argument("spec")
+    p.add_argument("--site", action="append", metavar="NAME=ORG[,ORG...]", help="a site and the organizations that "
+                   "connect there (repeatable; every organization on one site; default: one site of all of them)")
+    p.add_argument("--topology", choices=["cluster", "supercluster", "leaf"], help="how the sites are joined "
+                   "(default: cluster for one site, supercluster for several; leaf: the first site is the hub)")
+    p.add_argument("--servers", default="3", metavar="N[,N...]", help="servers per site: one number for all, or one "
+                   "per site in order (default 3)")
+    p.add_argument("--out", metavar="DIR", help="where the configurations and JetStream's storage go "
+                   "(default <state_dir>/broker/sites)")
+    p.add_argument("--base-port", type=int, metavar="PORT", help="use consecutive ports from PORT (default: free ones)")
+    p.add_argument("--render-only", action="store_true", help="write the configurations and print how to run them")
+    p.set_defaults(run=cmd_broker)
 
     p = sub.add_parser("login", help="development sign-in: write a token and its proof key for a spec's user")
     p.add_argument("user", help="a user id (U2) or name (A.phys) from the spec's [users] tables")
@@ -507,6 +657,44 @@ def build_parser() -> argparse.ArgumentParser:
                      "every node admits)")
     who.add_argument("--token", metavar="FILE")
     p.set_defaults(run=cmd_compare)
+
+    p = sub.add_parser("chaos", help="inject faults while questions stream in; check every answer",
+                       description="Runs a scenario (or all) while clients ask questions as the spec's users, checks "
+                       "every answer (deadline, denied data, truthful coverage, no collateral failure) and how soon "
+                       "full coverage returns; prints the report. Exits 4 if any invariant was violated. With no "
+                       "--nats it starts the demo federation in the chaos layout on a broker of its own.")
+    p.add_argument("scenario", choices=["all", *_chaos_names()], help="the scenario, or all")
+    p.add_argument("--nats", help="a running federation's broker (its processes on this host; default: start the demo)")
+    p.add_argument("--spec", default=DEFAULT_SPEC, help="with --nats: the running federation's spec")
+    p.add_argument("--state-dir", default=DEMO_STATE, help="without --nats: where the demo lives (default .fedrag/demo)")
+    p.add_argument("--questions", help="the questions to ask (default: corpus/questions.json beside the spec)")
+    p.add_argument("--user", action="append", default=[], help="ask as this user (repeatable; default: every user)")
+    p.add_argument("--clients", type=int, default=3, help="concurrent clients (default 3)")
+    p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
+    p.add_argument("--before", type=float, default=2.0, help="seconds of questions before the fault (default 2)")
+    p.add_argument("--hold", type=float, default=5.0, help="seconds the fault lasts (default 5)")
+    p.add_argument("--after", type=float, default=3.0, help="seconds of questions once recovered (default 3)")
+    p.set_defaults(run=cmd_chaos)
+
+    p = sub.add_parser("load", help="many clients asking at once: throughput, latency, lost replies; --soak for memory",
+                       description="Closed-loop clients (each asks again as soon as it is answered) at each concurrency "
+                       "of --clients; prints answers per second, p50/p99 latency, answers past their deadline, "
+                       "incomplete answers and lost replies (no answer at all), and with --soak the memory of every "
+                       "process of the federation before and after. Exits 4 if any reply was lost. With no --nats it "
+                       "starts the demo federation (a process per organization and a gateway process).")
+    p.add_argument("--nats", help="a running federation's broker (default: start the demo)")
+    p.add_argument("--spec", default=DEFAULT_SPEC, help="with --nats: the running federation's spec")
+    p.add_argument("--state-dir", default=DEMO_STATE, help="without --nats: where the demo lives (default .fedrag/demo)")
+    p.add_argument("--clients", default="1,4,16", help="concurrencies to measure, e.g. 1,4,16 (default)")
+    p.add_argument("--seconds", type=float, default=10.0, help="seconds per concurrency (default 10)")
+    p.add_argument("--soak", type=float, metavar="SECONDS", help="then run this long at the highest concurrency and "
+                   "report every process's memory growth")
+    p.add_argument("--answer-every", type=int, default=0, metavar="N", help="every Nth question asks for an extractive "
+                   "answer and summaries (default 0: evidence only)")
+    p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
+    p.add_argument("--questions", help="the questions to ask (default: corpus/questions.json beside the spec)")
+    p.add_argument("--user", action="append", default=[], help="ask as this user (repeatable; default: every user)")
+    p.set_defaults(run=cmd_load)
 
     p = sub.add_parser("ingest", help="send records (and deletions) to a leaf through its durable stream",
                        description="Exits 0 when every record was applied, 3 when some were skipped or rejected "

@@ -2,7 +2,9 @@
 
 ``fedrag up SPEC`` runs one OS process per organization (``fedrag org``), as real sites would,
 plus the gateway; :class:`Federation` with ``processes=False`` runs everything in the current
-event loop, each organization on its own connection (for tests). A multi-site deployment runs
+event loop, each organization on its own connection (for tests). Other layouts are lists of
+:class:`Unit`: an organization split over several processes (a leaf on its own, two replicas of a
+leaf sharing its subject), gateways in processes of their own — what the chaos scenarios kill. A multi-site deployment runs
 ``fedrag org SPEC --org NAME --nats URL`` at each site and ``fedrag gateway`` wherever clients
 connect; they meet on the broker.
 
@@ -16,6 +18,7 @@ SIGTERM if the launcher itself is killed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import logging
 import os
@@ -23,12 +26,13 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from nats.aio.client import Client
 
 from bus.client import wait_until_serving
-from bus.connection import Link
-from bus.errors import FedragError, StoreError
+from bus.connection import Link, connect, drain
+from bus.errors import FedragError, SpecError, StoreError
 from bus.subjects import ASK
 from nodes.data import embedder as emb
 from nodes._service import NodeService
@@ -40,7 +44,7 @@ from nodes.data.ingest import Ingestor
 from nodes.data.sync import open_leaf
 from policies import broker, keys
 from policies.abac import NodePolicy, Policy
-from policies.access import Access
+from policies.access import Access, Credentials
 from policies.gate import AllowAll
 from summarizer.llm import LLM
 from summarizer.summaries import Summarizer
@@ -63,8 +67,10 @@ def make_access(spec: FederationSpec) -> Access | None:
 
 
 async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
-                    verbose: bool = True, access: Access | None = None, keep_model: bool = True) -> list[NodeService]:
-    """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet).
+                    verbose: bool = True, access: Access | None = None, keep_model: bool = True,
+                    only: tuple[str, ...] = ()) -> list[NodeService]:
+    """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet):
+    all of them, or only the nodes at the paths in ``only``.
 
     With ``keep_model`` false (an organization process, which embeds no questions), the embedding
     model is released once the stores are built; an ingesting leaf loads it again while it embeds.
@@ -78,7 +84,12 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
     deadline = settings.deadline_ms
     llm = make_llm(spec) if any(node.summarize == "llm" for _, node in spec.nodes(org)) else None
     nodes: list[NodeService] = []
+    unknown = set(only) - {path for path, _ in spec.nodes(org)}
+    if unknown:
+        raise FedragError(f"{', '.join(sorted(unknown))}: not a node of organization {org} in {spec.source}")
     for path, node in spec.nodes(org):
+        if only and path not in only:
+            continue
         gate = access.gate(org, node.policy()) if access is not None else AllowAll(node.policy())
         if node.units:
             children = [f"{path}.{name}" for name in node.units]
@@ -108,6 +119,22 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
             ingestor = Ingestor(path, store, embedder_factory, release=release)
         nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor))
     return nodes
+
+
+def sign_in(spec: FederationSpec, user: str) -> Credentials:
+    """Development sign-in of one of the spec's users (by id or name).
+
+    Raises:
+        SpecError: the spec has no ``[identity]`` table or no such user.
+    """
+    access = make_access(spec)
+    if access is None:
+        raise SpecError(f"{spec.source} has no [identity] table: its federation is open, nobody signs in")
+    uid, found = spec.user(user)
+    try:
+        return access.sign_in(uid, found)
+    finally:
+        access.close()
 
 
 def make_llm(spec: FederationSpec) -> LLM | None:
@@ -173,25 +200,75 @@ def die_with_parent() -> None:
         raise SystemExit(1)
 
 
+@dataclass(frozen=True)
+class Unit:
+    """One OS process of a federation: an organization's nodes (all of them, or those named), or a gateway.
+
+    Attributes:
+        name: what the launcher calls it (an organization's name for a whole organization).
+        org: the organization, or ``None`` for a gateway serving ``fed.ask``.
+        nodes: the node paths it runs (empty: the whole organization). Two units naming the same
+            leaf are replicas: they share its subject in a queue group.
+    """
+
+    name: str
+    org: str | None = None
+    nodes: tuple[str, ...] = ()
+
+    def command(self, spec: FederationSpec, url: str, verbose: bool) -> list[str]:
+        """The command line that runs it (``fedrag org`` or ``fedrag gateway``)."""
+        args = [sys.executable, "-m", "nodes.run.cli"]
+        if self.org is None:
+            args += ["gateway", str(spec.source), "--nats", url]
+        else:
+            args += ["org", str(spec.source), "--org", self.org, "--nats", url]
+            args += [arg for path in self.nodes for arg in ("--node", path)]
+        return args if verbose else [*args, "--quiet"]
+
+    @property
+    def label(self) -> str:
+        """How messages name it."""
+        if self.org is None:
+            return f"gateway {self.name}"
+        return f"organization {self.org}" + (f" ({', '.join(self.nodes)})" if self.nodes else "")
+
+
+def one_per_org(spec: FederationSpec) -> list[Unit]:
+    """The usual layout: one process per organization."""
+    return [Unit(org, org) for org in spec.orgs]
+
+
 class Federation:
     """A running federation on the broker at ``url``.
 
     Args:
         spec: the federation spec.
-        url: the broker.
-        processes: one OS process per organization (default) or everything in this event loop.
+        url: the broker (what the gateway and every organization not in ``urls`` connect to).
+        urls: where some organizations connect instead, by name: e.g. each at its own site's servers
+            of a multi-site broker (:mod:`bus.sites`).
+        processes: OS processes (default) or everything in this event loop.
+        units: the processes (default: one per organization, and the gateway in this process); a
+            layout with gateway units runs no gateway in this process.
         verbose: print progress to stderr.
-        restart: restart an organization process that dies.
+        restart: restart a process that dies.
     """
 
     def __init__(self, spec: FederationSpec, url: str, *, processes: bool = True, verbose: bool = True,
-                 embedder_factory: Callable = emb.shared, restart: bool = True) -> None:
+                 embedder_factory: Callable = emb.shared, restart: bool = True, units: list[Unit] | None = None,
+                 urls: dict[str, str] | None = None) -> None:
         self.spec = spec
         self.url = url
+        self.urls = dict(urls or {})
+        unknown = set(self.urls) - set(spec.orgs)
+        if unknown:
+            raise FedragError(f"URLs given for organizations not in {spec.source}: {', '.join(sorted(unknown))}")
         self.processes = processes
         self.verbose = verbose
         self.restart = restart
         self.embedder_factory = embedder_factory
+        self.units = {unit.name: unit for unit in units or one_per_org(spec)}
+        if not processes and units is not None:
+            raise FedragError("a layout of units needs processes")
         self.gateway: Gateway | None = None
         self.access = make_access(spec)
         self._links: dict[str, Link] = {}
@@ -200,34 +277,85 @@ class Federation:
         self._watchers: dict[str, asyncio.Task] = {}
         self._pumps: list[asyncio.Task] = []
         self._stopping = False
-        #: The subjects each organization reported serving once it was ready.
+        #: The subjects each unit (an organization, by default) reported serving once it was ready.
         self.serving: dict[str, list[str]] = {}
-        #: How many times each organization's process was restarted after dying.
+        #: How many times each unit's process was restarted after dying.
         self.restarts: dict[str, int] = {}
 
     async def start(self, startup_timeout: float = 900.0) -> None:
         """Starts every organization, then the gateway; returns once every node they launched answers.
 
-        Readiness is checked on the bus (:func:`bus.client.wait_until_serving`), from the gateway's
-        connection, never assumed from a process having started.
+        Readiness is checked on the bus (:func:`bus.client.wait_until_serving`), never assumed from
+        a process having started.
         """
         if self.processes:
-            await asyncio.gather(*(self._spawn(org, startup_timeout) for org in self.spec.orgs))
+            await asyncio.gather(*(self._spawn(name, startup_timeout) for name, unit in self.units.items() if unit.org))
+            await asyncio.gather(*(self._spawn(name, startup_timeout) for name, unit in self.units.items() if not unit.org))
         else:
             for org in self.spec.orgs:
                 await self.start_org(org)
+        expected = {s for subjects in self.serving.values() for s in subjects}
+        if any(unit.org is None for unit in self.units.values()):
+            nc = await connect(self.url, "fedrag-launcher", **broker_options(self.spec, broker.CLIENT))
+            try:
+                await wait_until_serving(nc, expected)
+            finally:
+                await drain(nc)
+            return
         self.gateway = make_gateway(self.spec, self.embedder_factory, access=self.access)
         link = Link(self.url, "fedrag-gateway", on_connect=serving([self.gateway], access=self.access),
                     **broker_options(self.spec, broker.GATEWAY))
         self._links["<gateway>"] = link
         nc = await link.open()
-        await wait_until_serving(nc, [ASK, *(s for subjects in self.serving.values() for s in subjects)])
+        await wait_until_serving(nc, [ASK, *expected])
+
+    def pid(self, name: str) -> int | None:
+        """The process id of unit ``name`` while it runs."""
+        proc = self._procs.get(name)
+        return proc.pid if proc is not None and proc.returncode is None else None
+
+    def signal(self, name: str, sig: int) -> None:
+        """Sends ``sig`` to unit ``name`` (SIGKILL, SIGSTOP, SIGCONT ...), for fault injection.
+
+        Raises:
+            FedragError: it is not running.
+        """
+        pid = self.pid(name)
+        if pid is None:
+            raise FedragError(f"unit {name} is not running")
+        os.kill(pid, sig)
+
+    async def respawn(self, name: str, timeout: float = 900.0, *, nice: int = 0) -> None:
+        """Starts unit ``name`` again after it died (what ``restart`` does by itself, when a caller wants
+        to choose the moment); returns once it is ready.
+
+        Args:
+            nice: start it at this lower CPU priority, back to normal once ready — so that, on one host
+                standing in for many, its start-up does not take the CPU from the processes serving.
+        """
+        proc = self._procs.get(name)
+        if proc is not None:
+            try:
+                await asyncio.wait_for(proc.wait(), 10.0)  # a process just killed may not be reaped yet
+            except asyncio.TimeoutError:
+                raise FedragError(f"{self.units[name].label} is still running (pid {proc.pid})") from None
+        watcher = self._watchers.pop(name, None)
+        if watcher is not None:
+            watcher.cancel()
+        await self._spawn(name, timeout, nice=nice)
+        if nice:
+            with contextlib.suppress(OSError):  # raising a priority again needs CAP_SYS_NICE: else it stays lower
+                os.setpriority(os.PRIO_PROCESS, self._procs[name].pid, 0)
+
+    def url_of(self, org: str | None) -> str:
+        """Where organization ``org`` connects (``None``: a gateway)."""
+        return self.urls.get(org, self.url) if org is not None else self.url
 
     async def start_org(self, org: str) -> None:
         """Starts one organization in this process (in-process mode, or to restart it in tests)."""
         nodes = await build_org(self.spec, org, embedder_factory=self.embedder_factory, verbose=self.verbose,
                                 access=self.access)
-        link = Link(self.url, f"fedrag-org-{org}", on_connect=serving(nodes, org, self.access),
+        link = Link(self.url_of(org), f"fedrag-org-{org}", on_connect=serving(nodes, org, self.access),
                     **broker_options(self.spec, broker.org_user(org)))
         await link.open()
         self._links[org], self._nodes[org] = link, nodes
@@ -243,13 +371,8 @@ class Federation:
 
     async def stop_org(self, org: str) -> None:
         """Stops one organization (its nodes disappear from the bus at once); it is not restarted."""
-        watcher = self._watchers.pop(org, None)
-        if watcher is not None:
-            watcher.cancel()
-        proc = self._procs.pop(org, None)
-        if proc is not None:
-            await _terminate(proc)
-            return
+        for name in [name for name, unit in self.units.items() if unit.org == org]:
+            await self._stop_unit(name)
         await stop_nodes(self._nodes.pop(org, []))
         link = self._links.pop(org, None)
         if link is not None:
@@ -265,7 +388,12 @@ class Federation:
             link = self._links.pop("<gateway>", None)
             if link is not None:
                 await link.close()
-            for org in list(self._procs) + list(self._nodes):
+            for name in list(self._procs):
+                try:
+                    await self._stop_unit(name)
+                except Exception:  # keep going: the other processes must still be stopped
+                    log.exception("stopping %s failed", name)
+            for org in list(self._nodes):
                 try:
                     await self.stop_org(org)
                 except Exception:  # keep going: the other organizations must still be stopped
@@ -279,63 +407,70 @@ class Federation:
             if self.access is not None:
                 self.access.close()
 
-    async def _spawn(self, org: str, timeout: float) -> None:
-        args = [sys.executable, "-m", "nodes.run.cli", "org", str(self.spec.source), "--org", org, "--nats", self.url]
-        if not self.verbose:
-            args.append("--quiet")
+    async def _stop_unit(self, name: str) -> None:
+        watcher = self._watchers.pop(name, None)
+        if watcher is not None:
+            watcher.cancel()
+        proc = self._procs.pop(name, None)
+        if proc is not None:
+            await _terminate(proc)
+
+    async def _spawn(self, name: str, timeout: float, nice: int = 0) -> None:
+        args = self.units[name].command(self.spec, self.url_of(self.units[name].org), self.verbose)
         # Organizations embed at the same time on first start: give each its share of the cores.
-        threads = max(1, (os.cpu_count() or 1) // len(self.spec.orgs))
+        threads = max(1, (os.cpu_count() or 1) // sum(1 for unit in self.units.values() if unit.org))
         env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads)),
                PARENT_ENV: str(os.getpid())}
         proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=None,
-                                                    stdin=asyncio.subprocess.DEVNULL, env=env)
-        self._procs[org] = proc
+                                                    stdin=asyncio.subprocess.DEVNULL, env=env,
+                                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)
+        self._procs[name] = proc
         try:
-            await asyncio.wait_for(self._await_ready(org, proc), timeout)
+            await asyncio.wait_for(self._await_ready(name, proc), timeout)
         except asyncio.TimeoutError:
             proc.kill()
-            raise FedragError(f"organization {org} did not become ready within {timeout:.0f} s") from None
+            raise FedragError(f"{self.units[name].label} did not become ready within {timeout:.0f} s") from None
         self._pumps.append(asyncio.create_task(self._pump(proc)))
         if self.restart:
-            self._watchers[org] = asyncio.create_task(self._watch(org, proc, timeout))
+            self._watchers[name] = asyncio.create_task(self._watch(name, proc, timeout))
 
-    async def _watch(self, org: str, proc: asyncio.subprocess.Process, timeout: float) -> None:
-        """Restarts ``org`` whenever its process dies, with backoff, until the federation stops."""
+    async def _watch(self, name: str, proc: asyncio.subprocess.Process, timeout: float) -> None:
+        """Restarts unit ``name`` whenever its process dies, with backoff, until the federation stops."""
         wait, longest = RESTART_BACKOFF_S
         while True:
             started = time.monotonic()
             code = await proc.wait()
-            if self._stopping or self._procs.get(org) is not proc:
+            if self._stopping or self._procs.get(name) is not proc:
                 return
             if time.monotonic() - started >= STABLE_AFTER_S:
                 wait = RESTART_BACKOFF_S[0]
-            print(f"  organization {org} exited with code {code}; restarting it in {wait:.0f} s",
+            print(f"  {self.units[name].label} exited with code {code}; restarting it in {wait:.0f} s",
                   file=sys.stderr, flush=True)
             await asyncio.sleep(wait)
             wait = min(wait * 2, longest)
             if self._stopping:
                 return
             try:
-                self._watchers.pop(org, None)  # _spawn installs a new watcher on success
-                await self._spawn(org, timeout)
+                self._watchers.pop(name, None)  # _spawn installs a new watcher on success
+                await self._spawn(name, timeout)
             except FedragError as exc:
-                print(f"  organization {org} could not be restarted: {exc}", file=sys.stderr, flush=True)
+                print(f"  {self.units[name].label} could not be restarted: {exc}", file=sys.stderr, flush=True)
                 continue
-            self.restarts[org] = self.restarts.get(org, 0) + 1
-            print(f"  organization {org} restarted and serving", file=sys.stderr, flush=True)
+            self.restarts[name] = self.restarts.get(name, 0) + 1
+            print(f"  {self.units[name].label} restarted and serving", file=sys.stderr, flush=True)
             return
 
-    async def _await_ready(self, org: str, proc: asyncio.subprocess.Process) -> None:
+    async def _await_ready(self, name: str, proc: asyncio.subprocess.Process) -> None:
         while True:
             line = await proc.stdout.readline()
             if not line:
                 code = await proc.wait()
-                raise FedragError(f"organization {org} exited with code {code} before it was ready "
+                raise FedragError(f"{self.units[name].label} exited with code {code} before it was ready "
                                   "(its error is printed above)")
             text = line.decode()
             if text.startswith(READY):
                 fields = dict(part.split("=", 1) for part in text.split()[1:] if "=" in part)
-                self.serving[org] = [s for s in fields.get("subjects", "").split(",") if s]
+                self.serving[name] = [s for s in fields.get("subjects", "").split(",") if s]
                 return
             sys.stderr.write(text)
 
@@ -358,13 +493,13 @@ async def _terminate(proc: asyncio.subprocess.Process, timeout: float = 15.0) ->
             await proc.wait()
 
 
-async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = True) -> None:
-    """Runs one organization until SIGINT/SIGTERM (the body of ``fedrag org``)."""
+async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = True, only: tuple[str, ...] = ()) -> None:
+    """Runs one organization (or only the nodes at the paths in ``only``) until SIGINT/SIGTERM (the body of ``fedrag org``)."""
     if org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
     die_with_parent()
     access = make_access(spec)
-    nodes = await build_org(spec, org, verbose=verbose, access=access, keep_model=False)
+    nodes = await build_org(spec, org, verbose=verbose, access=access, keep_model=False, only=only)
     emb.release()  # built: the model is loaded again only to embed records that arrive live
     link = Link(url, f"fedrag-org-{org}", on_connect=serving(nodes, org, access),
                 **broker_options(spec, broker.org_user(org)))
@@ -375,16 +510,19 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
     await link.close()
 
 
-async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None) -> None:
+async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None, verbose: bool = True) -> None:
     """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``): ``org``'s own, or the federation-wide one."""
     if org is not None and org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
+    die_with_parent()
     access = make_access(spec)
     gateway = make_gateway(spec, access=access, org=org)
     link = Link(url, f"fedrag-gateway{'-' + org if org else ''}", on_connect=serving([gateway], access=access),
                 **broker_options(spec, broker.gateway_user(org) if org else broker.GATEWAY))
     await link.open()
-    print(f"gateway serving {gateway.subject} for {', '.join(spec.orgs)}", flush=True)
+    if verbose:
+        print(f"gateway serving {gateway.subject} for {', '.join(spec.orgs)}", file=sys.stderr, flush=True)
+    print(f"{READY} gateway subjects={gateway.subject}", flush=True)
     await wait_for_signal()
     await gateway.stop()
     await link.close()

@@ -188,6 +188,13 @@ class FederationSpec(BaseModel):
         known = ", ".join(f"{uid} ({u.name})" if u.name else uid for uid, u in self.users.items()) or "none"
         raise SpecError(f"no user {name!r} in {self.source} (users: {known})")
 
+    def attributes(self, uid: str) -> dict[str, list[str]]:
+        """What policies see of the user ``uid`` once signed in (their verified token's attributes)."""
+        from policies.tokens import Identity
+
+        u = self.users[uid]
+        return Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
+
     def policies(self) -> dict[str, NodePolicy]:
         """Every node's policies, by path."""
         return {path: node.policy() for path, node in self.nodes()}

@@ -19,7 +19,8 @@ from bus.connection import connect
 from bus.messages import AskRequest, ErrorInfo, Query
 from bus.subjects import query_subject
 from nodes.data.baseline import CentralIndex
-from nodes.run.cli import embedded_broker, sign_in
+from nodes.run.brokers import embedded_broker
+from nodes.run.federation import sign_in
 from nodes.demo.access import MATRIX
 from nodes.run.federation import Federation
 from policies import broker

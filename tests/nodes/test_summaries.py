@@ -15,7 +15,7 @@ from bus.client import ask
 from bus.messages import AskRequest, Hit
 from nodes.demo.federation import SAMPLE_QUESTION
 from nodes.leaf import Leaf
-from nodes.run.cli import embedded_broker
+from nodes.run.brokers import embedded_broker
 from nodes.run.federation import Federation
 from policies.abac import Policy
 from summarizer.answer import INSUFFICIENT, check

@@ -1,0 +1,168 @@
+"""The demo federation over a broker of two sites, with identities and per-site broker users.
+
+Site 1 is a cluster of three servers where the gateway and hospital A connect; site 2 is one server
+where hospitals B and C connect. A question asked at site 1 is answered by hospital B at site 2, across
+NATS gateways (a supercluster) or leaf-node links, and still with full coverage after the server the
+gateway was connected to dies: the gateway and the asker move to another server of site 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import nats
+import nats.errors
+import pytest
+
+from bus.client import ask
+from bus.errors import FedragError
+from bus.messages import AskRequest
+from nodes.run.federation import Federation, make_access
+from policies import broker
+from policies.access import connect_as, issuer
+
+SITES = {"site1": ["hospital_a"], "site2": ["hospital_b", "hospital_c"]}
+SERVERS = {"site1": 3, "site2": 1}
+QUESTION = "Which patients were discharged to a skilled nursing facility?"  # hits at all three hospitals
+#: How long the federation may take to answer in full again after a server of site 1 dies (it takes
+#: about a second: nats.py reconnects every 0.5 s).
+RECOVERY_S = 30.0
+
+
+def sign_in(spec, name):
+    access = make_access(spec)
+    try:
+        return access.sign_in(*spec.user(name))
+    finally:
+        access.close()
+
+
+@pytest.fixture(params=["supercluster", "leaf"])
+async def two_sites(request, tmp_path, demo_spec, embedder):
+    """(the sites, the federation): every organization connected at its own site."""
+    people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
+    homes = {uid: user.org for uid, user in demo_spec.users.items()}
+    sites = broker.multisite(demo_spec.federation.state_dir, request.param, SITES, SERVERS, tmp_path / "sites",
+                             issuers=people, homes=homes)
+    sites.start()
+    federation = Federation(demo_spec, sites.url("site1"), processes=False, verbose=False,
+                            embedder_factory=lambda: embedder,
+                            urls={org: sites.url(site) for site, orgs in SITES.items() for org in orgs})
+    try:
+        await federation.start(startup_timeout=60)
+        yield sites, federation
+    finally:
+        await federation.stop()
+        sites.stop()
+
+
+async def ask_at_site1(sites, spec, deadline_ms=3000):
+    creds = sign_in(spec, "A.phys.neur")  # hospital A's: a broker user of site 1 only
+    nc = await connect_as(sites.url("site1"), "test-asker", creds, timeout=5.0)
+    try:
+        return await ask(nc, AskRequest(question=QUESTION, k=20, deadline_ms=deadline_ms),
+                         headers=lambda: creds.headers(QUESTION))
+    finally:
+        await nc.close()
+
+
+def assert_answered_by_every_site(answer):
+    assert not answer.partial and answer.coverage.successful == answer.coverage.total, answer.coverage
+    site2 = {subject: report for subject, report in answer.nodes.items()
+             if subject.startswith(("fed.q.hospital_b", "fed.q.hospital_c"))}
+    assert site2 and all(report.status == "successful" for report in site2.values()), site2
+    assert any(hit.path.startswith("hospital_b.") for hit in answer.hits), [hit.path for hit in answer.hits]
+    assert any(hit.path.startswith("hospital_a.") for hit in answer.hits)
+
+
+async def test_a_question_at_site_1_is_answered_at_site_2_and_survives_losing_a_server(two_sites, demo_spec):
+    sites, federation = two_sites
+    assert_answered_by_every_site(await ask_at_site1(sites, demo_spec))
+
+    gateway = federation.link("<gateway>").nc
+    victim = sites.server_at(gateway.connected_url.port)
+    assert victim.startswith("site1-")
+    sites.kill(victim)
+    killed = time.monotonic()
+    while True:  # until the gateway has moved to another server of site 1 and every organization answers
+        try:
+            answer = await ask_at_site1(sites, demo_spec)
+        except (FedragError, nats.errors.Error, asyncio.TimeoutError):
+            answer = None
+        if answer is not None and not answer.partial and answer.coverage.successful == answer.coverage.total:
+            break
+        assert time.monotonic() - killed < RECOVERY_S, answer and answer.coverage
+        await asyncio.sleep(0.2)
+    assert_answered_by_every_site(answer)
+    assert sites.server_at(gateway.connected_url.port) != victim, "the gateway failed over within site 1"
+    print(f"{sites.topology}: full coverage again {time.monotonic() - killed:.1f} s after {victim} was killed")
+
+
+@pytest.mark.parametrize("topology", ["supercluster", "leaf"])
+async def test_each_organization_logs_in_only_at_its_site_and_keeps_its_permissions_there(tmp_path, demo_spec, topology):
+    state = demo_spec.federation.state_dir
+    people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
+    sites = broker.multisite(state, topology, SITES, {"site1": 1, "site2": 1}, tmp_path / "sites", issuers=people,
+                             homes={uid: user.org for uid, user in demo_spec.users.items()})
+    await asyncio.to_thread(sites.start)
+    errors = []
+
+    async def as_user(user, site):
+        async def on_error(exc):
+            errors.append(str(exc))
+        return await nats.connect(sites.urls(site), allow_reconnect=False, error_cb=on_error,
+                                  **broker.connect_options(state, user, people))
+
+    try:
+        with pytest.raises(Exception, match="Authorization Violation"):
+            await as_user(broker.org_user("hospital_b"), "site1")  # not a user of hospital A's site
+        a = await as_user(broker.org_user("hospital_a"), "site1")
+        b = await as_user(broker.org_user("hospital_b"), "site2")
+        stolen = []
+
+        async def steal(msg):
+            stolen.append(msg)
+
+        async def serve(msg):
+            await msg.respond(b"from A")
+
+        await a.subscribe("fed.q.hospital_a", cb=serve)
+        await b.subscribe("fed.q.hospital_a", cb=steal)
+        await asyncio.gather(a.flush(), b.flush())
+        gateway = await as_user(broker.GATEWAY, "site2")  # the federation-wide gateway may connect anywhere
+        assert (await gateway.request("fed.q.hospital_a", b"query", timeout=5)).data == b"from A"  # across sites
+        await b.flush()
+        assert not stolen and any("permissions violation for subscription" in error for error in errors), errors
+        with pytest.raises(Exception, match="Authorization Violation"):  # the leaf links' login is no client's
+            await as_user(broker.LEAF, "site1")
+        await asyncio.gather(a.close(), b.close(), gateway.close())
+    finally:
+        sites.stop()
+
+
+@pytest.mark.parametrize("sites, message", [
+    (["east=hospital_a,hospital_x", "west=hospital_b,hospital_c"], "hospital_x is not an organization"),
+    (["east=", "west=hospital_a,hospital_b,hospital_c"], "site east has no organizations"),
+    (["east=hospital_a", "west=hospital_b"], "hospital_c is on no site"),
+    (["east=hospital_a", "west=hospital_b,hospital_c,hospital_a"], "hospital_a is already on another site"),
+])
+def test_fedrag_broker_refuses_sites_that_do_not_fit_the_spec(tmp_path, demo_spec, capsys, sites, message):
+    from nodes.run.cli import main
+
+    args = ["broker", str(demo_spec.source), "--out", str(tmp_path), "--render-only"]
+    assert main([*args, *(arg for site in sites for arg in ("--site", site))]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fedrag_broker_renders_each_site_with_its_own_users(tmp_path, demo_spec, capsys):
+    from nodes.run.cli import main
+
+    assert main(["broker", str(demo_spec.source), "--site", "east=hospital_a", "--site", "west=hospital_b,hospital_c",
+                 "--servers", "3,1", "--topology", "leaf", "--out", str(tmp_path), "--render-only"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("nats-server -c ") == 4 and "SITE_east=nats://127.0.0.1:" in out and out.count(",nats://") == 2
+    east, west = (tmp_path / "east-1.conf").read_text(), (tmp_path / "west-1.conf").read_text()
+    assert '"org_hospital_a"' in east and '"org_hospital_b"' not in east and '"leafnode"' in east
+    assert '"org_hospital_b"' in west and '"org_hospital_c"' in west and '"org_hospital_a"' not in west
+    assert '"leafnode"' not in west.split("authorization")[-1]  # only the hub knows the leaf links' user
