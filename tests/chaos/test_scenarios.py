@@ -42,5 +42,5 @@ async def test_every_scenario_keeps_every_invariant(demo_spec, demo_dir):
     assert "unavailable" in reported(outcomes["org-killed"], targets.org)
     assert "timed_out" in reported(outcomes["org-hung"], targets.org)
     assert "failed" in reported(outcomes["impostor"], targets.org)
-    assert {"successful"} == reported(outcomes["replica-killed"], targets.replica) - {"timed_out"}
+    assert "successful" in reported(outcomes["replica-killed"], targets.replica)
     assert outcomes["broker-restart"].unanswered + outcomes["broker-restart"].incomplete > 0
