@@ -28,7 +28,7 @@ from nodes.chaos.lab import Lab, Victims
 
 #: Slow: how long an organization is stopped, then let run, in each cycle (no netem here: the machine's
 #: kernel has no sch_netem; stop/continue cycles delay every request the same way a slow link would).
-SLOW_CYCLE_MS = (400, 200)
+SLOW_CYCLE_MS = (2_500, 500)
 
 
 async def kill(lab: Lab, hold_s: float, faults: list[Fault], *, paths: tuple[str, ...] = (), org: str | None = None,

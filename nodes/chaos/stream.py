@@ -61,14 +61,16 @@ class QueryStream:
     async def start(self) -> None:
         for user in self.users:
             self._creds[user] = sign_in(self.spec, user) if user is not None else None
-        self._running = True
+        clients = []
         for client in range(self.clients):
             connections = {}
             for user in self.users:
                 nc = await connect_as(self.url, f"fedrag-client-{client}", self._creds[user], timeout=5.0)
                 connections[user] = nc
                 self._connections.append(nc)
-            self._tasks.append(asyncio.create_task(self._client(client, connections)))
+            clients.append(connections)
+        self._running = True  # every client connected first: they start asking together
+        self._tasks = [asyncio.create_task(self._client(n, connections)) for n, connections in enumerate(clients)]
 
     async def stop(self) -> None:
         """Stops asking; questions in flight are finished and recorded."""

@@ -446,7 +446,7 @@ async def cmd_load(args) -> int:
     from nodes.chaos import load
 
     levels = _counts(args.clients)
-    with contextlib.AsyncExitStack() as stack:
+    async with contextlib.AsyncExitStack() as stack:
         if args.nats:
             if not args.spec:
                 raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
