@@ -34,18 +34,16 @@ SLOW_CYCLE_MS = (2_500, 500)
 async def kill(lab: Lab, hold_s: float, faults: list[Fault], *, paths: tuple[str, ...] = (), org: str | None = None,
                one: bool = False) -> list[Victims]:
     """SIGKILL the processes serving ``paths`` (or ``org``) — with ``one``, only one replica — then bring
-    them back after ``hold_s``."""
+    them back after ``hold_s`` (a federation the lab only joined restarts them itself, when it does)."""
     victims = await lab.victims(*paths, org=org, one=one)
     struck = frozenset(node for nodes in victims.pids.values() for node in nodes)
     fault = Fault("blip" if one else "down", struck if one else victims.down, time.monotonic())
     faults.append(fault)
     lab.signal(victims, signal.SIGKILL)
-    await asyncio.sleep(hold_s)
-    if one:
-        fault.end = fault.start
-    else:
-        fault.end = time.monotonic()
-    await lab.revive(victims)
+    if lab.owned:
+        await asyncio.sleep(hold_s)
+    back = await lab.revive(victims)
+    fault.end = fault.start if one else back
     return [victims]
 
 

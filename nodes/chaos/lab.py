@@ -185,22 +185,30 @@ class Lab:
             except ProcessLookupError:
                 pass
 
-    async def revive(self, victims: "Victims", timeout: float = 120.0) -> None:
+    async def revive(self, victims: "Victims", timeout: float = 120.0) -> float:
         """Brings back what killed ``victims`` served: restarts their units (our federation), or waits
         for the running federation's supervisor to do it.
+
+        Returns:
+            A time (monotonic) at which it was surely not back yet: when the restart began, or when
+            discovery last did not find it.
 
         Raises:
             FedragError: not serving again within ``timeout``.
         """
         if self.federation is not None:
+            began = time.monotonic()
             await asyncio.gather(*(self.federation.respawn(name, timeout, nice=RESPAWN_NICE) for name in victims.units))
-            return
+            return began
         wanted = {node for nodes in victims.pids.values() for node in nodes}
-        end = time.monotonic() + timeout
+        unseen = time.monotonic()
+        end = unseen + timeout
         while time.monotonic() < end:
+            asked = time.monotonic()
             served = await self.serving()
             if wanted <= {node for pid, nodes in served.items() if pid not in victims.pids for node in nodes}:
-                return
+                return unseen
+            unseen = asked
             await asyncio.sleep(0.2)
         raise FedragError(f"not serving again {timeout:.0f} s after the kill: {', '.join(sorted(wanted))}")
 

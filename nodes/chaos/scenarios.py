@@ -49,7 +49,7 @@ SCENARIOS = {s.name: s for s in [
              "for the hold", lambda lab: functools.partial(f.slow, org=lab.targets.slow), recovery_s=10.0),
     Scenario("impostor", "an organization killed and, with its credentials, something answering in its place "
              "with garbage and with passages it was never asked for",
-             lambda lab: functools.partial(f.impostor, org=lab.targets.org), recovery_s=60.0),
+             lambda lab: functools.partial(f.impostor, org=lab.targets.org), recovery_s=60.0, owned_only=True),
     Scenario("replica-killed", "SIGKILL one of a leaf's two replicas (queue group); restarted after the hold",
              lambda lab: functools.partial(f.kill, paths=(lab.targets.replica,), one=True), recovery_s=60.0,
              owned_only=True),
