@@ -208,6 +208,13 @@ class Node:
         return self.info.endpoints[0].subject if self.info.endpoints else ""
 
     @property
+    def process(self) -> tuple[str, int] | None:
+        """The host and process id serving it, as it publishes them (``None`` if it does not)."""
+        meta = self.info.metadata
+        pid = meta.get("pid", "")
+        return (meta.get("host", ""), int(pid)) if pid.isdigit() else None
+
+    @property
     def requests(self) -> int:
         """Requests its endpoint has received."""
         return sum(e.num_requests for e in self.stats.endpoints) if self.stats else 0
@@ -246,6 +253,15 @@ async def discover(nc: Client, timeout: float = 0.5) -> list[Node]:
     by_id = {s.id: s for s in _parse(ServiceStats, stats)}
     nodes = [Node(info, by_id.get(info.id)) for info in _parse(ServiceInfo, infos) if info.name.startswith("fedrag-")]
     return sorted(nodes, key=lambda n: (n.path, n.info.id))
+
+
+async def processes(nc: Client, host: str, timeout: float = 0.5) -> dict[int, set[str]]:
+    """Which node paths each process on ``host`` serves (a gateway as ``""``), from discovery."""
+    served: dict[int, set[str]] = {}
+    for node in await discover(nc, timeout):
+        if node.process is not None and node.process[0] == host:
+            served.setdefault(node.process[1], set()).add(node.path)
+    return served
 
 
 def missing(nodes: list[Node], expected: Iterable[str] = ()) -> dict[str, str]:

@@ -16,7 +16,7 @@ import socket
 import time
 from dataclasses import dataclass
 
-from bus.client import discover
+from bus.client import processes
 from bus.connection import connect, drain
 from bus.errors import FedragError
 from bus.server import NatsServer
@@ -149,16 +149,9 @@ class Lab:
         """Which node paths each live process on this host serves (the gateway as ``""``), from discovery."""
         nc = await self.connect()
         try:
-            nodes = await discover(nc, timeout=0.5)
+            return await processes(nc, self.host)
         finally:
             await drain(nc)
-        served: dict[int, set[str]] = {}
-        for node in nodes:
-            meta = node.info.metadata
-            if meta.get("host") != self.host or not meta.get("pid", "").isdigit():
-                continue
-            served.setdefault(int(meta["pid"]), set()).add(node.path)
-        return served
 
     async def connect(self, name: str = "fedrag-chaos"):
         return await connect(self.url, name, timeout=5.0)

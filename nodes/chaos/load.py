@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bus.client import discover
+from bus.client import processes as serving
 from bus.connection import connect, drain
 from nodes.chaos.invariants import ANSWER_SLACK_MS, Query
 from nodes.chaos.stream import QueryStream
@@ -100,15 +100,10 @@ async def processes(url: str, host: str) -> dict[int, str]:
     """Every process on ``host`` serving a node of the federation at ``url``, named by what it serves."""
     nc = await connect(url, "fedrag-load", timeout=5.0)
     try:
-        nodes = await discover(nc, timeout=0.5)
+        served = await serving(nc, host)
     finally:
         await drain(nc)
-    served: dict[int, set[str]] = {}
-    for node in nodes:
-        meta = node.info.metadata
-        if meta.get("host") == host and meta.get("pid", "").isdigit():
-            served.setdefault(int(meta["pid"]), set()).add(node.path or "gateway")
-    return {pid: _label(paths) for pid, paths in served.items()}
+    return {pid: _label({path or "gateway" for path in paths}) for pid, paths in served.items()}
 
 
 def _label(paths: set[str]) -> str:
