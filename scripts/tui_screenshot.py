@@ -19,9 +19,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, prepare  # noqa: E402
+from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, STATE_DIR, prepare  # noqa: E402
 from nodes.run.brokers import embedded_broker  # noqa: E402
-from nodes.run.cli import DEMO_STATE  # noqa: E402
 from nodes.run.federation import sign_in  # noqa: E402
 from nodes.run.federation import Federation  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
@@ -31,7 +30,7 @@ from tui.app import FedragApp  # noqa: E402
 
 
 async def shoot(out: Path, question: str) -> None:
-    spec = FederationSpec.load(prepare(Path(DEMO_STATE).resolve()))
+    spec = FederationSpec.load(prepare(Path(STATE_DIR).resolve()))
     with embedded_broker(spec) as server:
         federation = Federation(spec, server.url, processes=False, verbose=False)
         await federation.start()

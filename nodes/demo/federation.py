@@ -14,6 +14,8 @@ from pathlib import Path
 from nodes.demo import access
 from nodes.demo import corpus as demo_corpus
 
+#: Where ``fedrag demo`` (and the commands that start the demo) writes the corpus, spec and indexes.
+STATE_DIR = ".fedrag/demo"
 SAMPLE_QUESTION = "Which patients have heavy alcohol use with liver disease or pancreatitis?"
 #: Who ``fedrag demo`` asks as: the case study's user who may search every hospital.
 DEMO_USER = "A.phys.neur"

@@ -15,6 +15,8 @@ Commands::
     fedrag chaos SCENARIO|all          inject faults while questions stream in; every answer checked
     fedrag load [--clients 1,4,16]     throughput, latency and lost replies under load; --soak for memory
 
+``chaos`` and ``load`` are registered by :mod:`nodes.chaos.commands`.
+
 ``--nats`` defaults to ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``; ``--spec`` (for ``--as``)
 to ``$FEDRAG_SPEC``.
 """
@@ -39,8 +41,11 @@ from bus.connection import connect
 from bus.errors import FedragError, SpecError
 from bus.messages import AskRequest, OrgResult, Restarted
 from bus.subjects import ASK, org_of, query_subject, validate_path
+from nodes.chaos.commands import add_commands as add_chaos_commands
+from nodes.demo.federation import STATE_DIR
 from nodes.run import render
 from nodes.run.brokers import embedded_broker, sites_broker
+from nodes.run.questions import question_set
 from nodes.run.federation import Federation, broker_options, serve_gateway, serve_org, sign_in, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies import broker
@@ -50,7 +55,6 @@ from policies.explain import explain, matrix_text
 
 DEFAULT_NATS = os.environ.get("FEDRAG_NATS_URL", "nats://127.0.0.1:4222")
 DEFAULT_SPEC = os.environ.get("FEDRAG_SPEC")
-DEMO_STATE = ".fedrag/demo"
 #: The deadline of the demo's question when the local LLM writes the answer (it reads the passages for many seconds).
 DEMO_LLM_DEADLINE_MS = 120_000
 
@@ -106,7 +110,7 @@ async def cmd_demo(args) -> int:
     if args.data:
         from nodes.demo import case_study
 
-        folder = Path(args.state_dir if args.state_dir != DEMO_STATE else ".fedrag/case-study").resolve()
+        folder = Path(args.state_dir if args.state_dir != STATE_DIR else ".fedrag/case-study").resolve()
         spec_path = case_study.prepare(Path(args.data), folder)
     else:
         spec_path = prepare(folder, seed=args.seed)
@@ -305,7 +309,7 @@ async def cmd_tui(args) -> int:
         return 0
     from nodes.demo.federation import DEMO_USER, prepare
 
-    spec = FederationSpec.load(prepare(Path(DEMO_STATE).resolve()))
+    spec = FederationSpec.load(prepare(Path(STATE_DIR).resolve()))
     _say("starting the demo federation for the terminal client (fedrag tui --nats URL joins a running one)…")
     with embedded_broker(spec) as server:
         federation = Federation(spec, server.url, processes=False, verbose=False)
@@ -370,7 +374,7 @@ async def cmd_compare(args) -> int:
     from nodes.data.baseline import CentralIndex, intersection
 
     spec = FederationSpec.load(Path(args.spec))
-    questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
+    questions = question_set(spec, args.questions)
     k = args.k or spec.federation.k
     creds = credentials(args)
     if creds is None and spec.identity is not None:
@@ -400,102 +404,6 @@ async def cmd_compare(args) -> int:
     return 0 if mean == 1.0 else 4
 
 
-async def cmd_chaos(args) -> int:
-    from nodes.chaos import scenarios
-    from nodes.chaos.lab import Lab
-
-    names = list(scenarios.SCENARIOS) if args.scenario == "all" else [args.scenario]
-    if args.nats:
-        if not args.spec:
-            raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
-        spec = FederationSpec.load(Path(args.spec))
-        owned_only = [name for name in names if scenarios.SCENARIOS[name].owned_only]
-        if owned_only and args.scenario != "all":
-            raise SpecError(f"{args.scenario} needs a federation this command starts (run it without --nats)")
-        if owned_only:
-            _say(f"skipping {', '.join(owned_only)}: they need a federation this command starts (without --nats)")
-        names = [name for name in names if name not in owned_only]
-        lab = await Lab.join(spec, args.nats)
-    else:
-        from nodes.demo.federation import prepare
-
-        spec = FederationSpec.load(prepare(Path(args.state_dir).resolve()))
-        _say(f"starting the demo federation in the chaos layout ({len(spec.orgs)} organizations; a process per "
-             "faulty part, two gateways) on a broker of its own…")
-        lab = await Lab.start(spec, verbose=args.verbose)
-    questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
-    users = [spec.user(user)[0] for user in args.user] or list(spec.users) or [None]
-    outcomes = []
-    try:
-        for name in names:
-            outcome = await scenarios.run(lab, scenarios.SCENARIOS[name], questions, users, clients=args.clients,
-                                          deadline_ms=args.deadline_ms or spec.federation.deadline_ms,
-                                          before_s=args.before, hold_s=args.hold, after_s=args.after, say=_say)
-            outcomes.append(outcome)
-            _say(f"  {len(outcome.queries)} queries, {len(outcome.violations)} violations, recovery "
-                 + (f"{outcome.recovery_s:.1f} s" if outcome.recovery_s is not None else "never"))
-    finally:
-        await lab.stop()
-    print(scenarios.report(outcomes))
-    return 0 if not any(o.violations for o in outcomes) else 4
-
-
-async def cmd_load(args) -> int:
-    import socket
-
-    from nodes.chaos import load
-
-    levels = _counts(args.clients)
-    async with contextlib.AsyncExitStack() as stack:
-        if args.nats:
-            if not args.spec:
-                raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
-            spec, url = FederationSpec.load(Path(args.spec)), args.nats
-        else:
-            from nodes.demo.federation import prepare
-            from nodes.run.federation import Unit, one_per_org
-
-            spec = FederationSpec.load(prepare(Path(args.state_dir).resolve()))
-            server = stack.enter_context(embedded_broker(spec))
-            federation = Federation(spec, server.url, units=[*one_per_org(spec), Unit("gateway")], verbose=False)
-            _say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
-            stack.push_async_callback(federation.stop)
-            await federation.start()
-            url = broker.client_url(server.url, spec.federation.state_dir)
-        questions = read_questions(Path(args.questions) if args.questions else spec.source.parent / "corpus" / "questions.json")
-        users = [spec.user(user)[0] for user in args.user] or list(spec.users) or [None]
-        asked = "an extractive answer every " + str(args.answer_every) if args.answer_every else "evidence only"
-        _say(f"warming up ({max(levels)} clients, 2 s); questions ask for {asked}, deadline "
-             f"{args.deadline_ms or spec.federation.deadline_ms} ms")
-        options = dict(deadline_ms=args.deadline_ms, answer_every=args.answer_every)
-        await load.load(spec, url, questions, users, clients=max(levels), seconds=2.0, **options)
-        results = []
-        for clients in levels:
-            _say(f"{clients} clients for {args.seconds:.0f} s…")
-            results.append(await load.load(spec, url, questions, users, clients=clients, seconds=args.seconds, **options))
-        if args.soak:
-            names = await load.processes(url, socket.gethostname())
-            before = {pid: load.rss_mb(pid) for pid in names}
-            _say(f"soak: {max(levels)} clients for {args.soak:.0f} s, memory of {len(names)} processes sampled before and after…")
-            soaked = await load.load(spec, url, questions, users, clients=max(levels), seconds=args.soak, **options)
-            after = {pid: load.rss_mb(pid) for pid in names}
-            results.append(soaked)
-    print(load.load_report(results))
-    if args.soak:
-        print(load.memory_report(names, before, after, len(soaked.queries)))
-    return 4 if any(r.lost for r in results) else 0
-
-
-def _counts(text: str) -> list[int]:
-    try:
-        counts = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        raise SpecError(f"--clients {text!r}: expected positive numbers separated by commas, e.g. 1,4,16")
-    return counts
-
-
 def _sees_everything(spec: FederationSpec) -> str:
     """A user every node of the spec admits (the centralized baseline has no policies to compare with)."""
     policies = spec.policies()
@@ -504,38 +412,6 @@ def _sees_everything(spec: FederationSpec) -> str:
         if all(reach(attributes, path, policies).allowed and not policies[path].documents for path in policies):
             return uid
     raise SpecError(f"no user of {spec.source} may search every node; compare with --as USER to compare what one sees")
-
-
-def read_questions(path: Path) -> list[str]:
-    """A question set: a JSON list of strings, or a text file with one question a line (``#`` comments).
-
-    Raises:
-        SpecError: the file is missing, unreadable, not UTF-8, malformed or empty; one line naming it.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such question file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{path}: cannot read questions ({getattr(exc, 'strerror', None) or exc})") from None
-    if path.suffix == ".json" or text.lstrip().startswith("["):
-        try:
-            questions = json.loads(text)
-        except ValueError as exc:
-            raise SpecError(f"{path}: not valid JSON ({exc})") from None
-        if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
-            raise SpecError(f"{path}: expected a JSON list of non-empty question strings")
-    else:
-        questions = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    if not questions:
-        raise SpecError(f"{path}: holds no questions")
-    return questions
-
-
-def _chaos_names() -> list[str]:
-    from nodes.chaos.scenarios import SCENARIOS
-
-    return list(SCENARIOS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -548,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="start a broker and the demo federation, ask a sample question")
     p.add_argument("--serve", action="store_true", help="keep serving; print NATS_URL=... once ready")
-    p.add_argument("--state-dir", default=DEMO_STATE, help="where the demo corpus and indexes live "
+    p.add_argument("--state-dir", default=STATE_DIR, help="where the demo corpus and indexes live "
                    "(default .fedrag/demo, or .fedrag/case-study with --data)")
     p.add_argument("--data", metavar="DIR", help="run the case study on the public data in DIR (e.g. ../shared/data) "
                    "instead of the generated corpus")
@@ -658,43 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--token", metavar="FILE")
     p.set_defaults(run=cmd_compare)
 
-    p = sub.add_parser("chaos", help="inject faults while questions stream in; check every answer",
-                       description="Runs a scenario (or all) while clients ask questions as the spec's users, checks "
-                       "every answer (deadline, denied data, truthful coverage, no collateral failure) and how soon "
-                       "full coverage returns; prints the report. Exits 4 if any invariant was violated. With no "
-                       "--nats it starts the demo federation in the chaos layout on a broker of its own.")
-    p.add_argument("scenario", choices=["all", *_chaos_names()], help="the scenario, or all")
-    p.add_argument("--nats", help="a running federation's broker (its processes on this host; default: start the demo)")
-    p.add_argument("--spec", default=DEFAULT_SPEC, help="with --nats: the running federation's spec")
-    p.add_argument("--state-dir", default=DEMO_STATE, help="without --nats: where the demo lives (default .fedrag/demo)")
-    p.add_argument("--questions", help="the questions to ask (default: corpus/questions.json beside the spec)")
-    p.add_argument("--user", action="append", default=[], help="ask as this user (repeatable; default: every user)")
-    p.add_argument("--clients", type=int, default=3, help="concurrent clients (default 3)")
-    p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
-    p.add_argument("--before", type=float, default=2.0, help="seconds of questions before the fault (default 2)")
-    p.add_argument("--hold", type=float, default=5.0, help="seconds the fault lasts (default 5)")
-    p.add_argument("--after", type=float, default=3.0, help="seconds of questions once recovered (default 3)")
-    p.set_defaults(run=cmd_chaos)
-
-    p = sub.add_parser("load", help="many clients asking at once: throughput, latency, lost replies; --soak for memory",
-                       description="Closed-loop clients (each asks again as soon as it is answered) at each concurrency "
-                       "of --clients; prints answers per second, p50/p99 latency, answers past their deadline, "
-                       "incomplete answers and lost replies (no answer at all), and with --soak the memory of every "
-                       "process of the federation before and after. Exits 4 if any reply was lost. With no --nats it "
-                       "starts the demo federation (a process per organization and a gateway process).")
-    p.add_argument("--nats", help="a running federation's broker (default: start the demo)")
-    p.add_argument("--spec", default=DEFAULT_SPEC, help="with --nats: the running federation's spec")
-    p.add_argument("--state-dir", default=DEMO_STATE, help="without --nats: where the demo lives (default .fedrag/demo)")
-    p.add_argument("--clients", default="1,4,16", help="concurrencies to measure, e.g. 1,4,16 (default)")
-    p.add_argument("--seconds", type=float, default=10.0, help="seconds per concurrency (default 10)")
-    p.add_argument("--soak", type=float, metavar="SECONDS", help="then run this long at the highest concurrency and "
-                   "report every process's memory growth")
-    p.add_argument("--answer-every", type=int, default=0, metavar="N", help="every Nth question asks for an extractive "
-                   "answer and summaries (default 0: evidence only)")
-    p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
-    p.add_argument("--questions", help="the questions to ask (default: corpus/questions.json beside the spec)")
-    p.add_argument("--user", action="append", default=[], help="ask as this user (repeatable; default: every user)")
-    p.set_defaults(run=cmd_load)
+    add_chaos_commands(sub, DEFAULT_SPEC)
 
     p = sub.add_parser("ingest", help="send records (and deletions) to a leaf through its durable stream",
                        description="Exits 0 when every record was applied, 3 when some were skipped or rejected "

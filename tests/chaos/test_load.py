@@ -39,3 +39,19 @@ async def test_the_soak_finds_every_process_serving_and_its_memory(demo_federati
 async def test_a_process_asked_to_run_nodes_its_organization_does_not_have_refuses(open_spec):
     with pytest.raises(FedragError, match="hospital_b.cardiology: not a node of organization hospital_a"):
         await build_org(open_spec, "hospital_a", only=("hospital_b.cardiology",))
+
+
+@pytest.mark.parametrize("argv, reason", [
+    (["load", "--clients", "4,x"], "--clients '4,x': expected positive numbers separated by commas"),
+    (["load", "--clients", "0"], "--clients '0': expected positive numbers"),
+    (["chaos", "leaf-killed", "--nats", "nats://127.0.0.1:1"], "--nats URL needs the running federation's spec"),
+    (["chaos", "impostor", "--nats", "nats://127.0.0.1:1", "--spec", "{spec}"],
+     "impostor needs a federation this command starts"),
+    (["load", "--nats", "nats://127.0.0.1:1", "--spec", "{spec}", "--questions", "{spec}.absent"], "no such question file"),
+])
+def test_chaos_and_load_name_what_is_wrong_before_starting_anything(argv, reason, demo_dir, capsys):
+    from nodes.run.cli import main
+
+    assert main([arg.format(spec=demo_dir / "demo.toml") for arg in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and reason in err[0], err
