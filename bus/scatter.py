@@ -30,7 +30,7 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import WireError
 from bus.messages import COUNTED_STATUSES, Coverage, ErrorInfo, NodeReport, SearchResult, Status
-from bus.subjects import QUERY_PREFIX, org_of
+from bus.subjects import QUERY_PREFIX, org_of, within
 
 log = logging.getLogger(__name__)
 
@@ -76,15 +76,12 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
     """
     path = subject[len(QUERY_PREFIX) + 1:]
 
-    def inside(other: str) -> bool:
-        return other == path or other.startswith(path + ".")
-
     for hit in result.hits:
         if not math.isfinite(hit.score) or abs(hit.score) > MAX_SCORE:
             return f"a hit scores {hit.score!r}, outside the cosine range [-1, 1]"
-        if not inside(hit.path) or hit.org != org_of(path):
+        if not within(hit.path, path) or hit.org != org_of(path):
             return f"a hit claims to come from {hit.path[:80]!r}, outside {path}'s subtree"
-        if any(not inside(ref.path) for ref in hit.duplicates):
+        if any(not within(ref.path, path) for ref in hit.duplicates):
             return f"a hit lists copies outside {path}'s subtree"
     coverage = result.coverage
     counts = [getattr(coverage, status) for status in COUNTED_STATUSES]
@@ -92,13 +89,13 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
         return "its coverage counts do not add up"
     if max_leaves is not None and coverage.total > max_leaves:
         return f"its coverage counts {coverage.total} units where {path} has {max_leaves}"
-    if any(not key.startswith(QUERY_PREFIX + ".") or not inside(key[len(QUERY_PREFIX) + 1:]) for key in result.nodes):
+    if any(not key.startswith(QUERY_PREFIX + ".") or not within(key[len(QUERY_PREFIX) + 1:], path) for key in result.nodes):
         return f"it reports on nodes outside {path}'s subtree"
-    if any(not inside(leaf) for leaves in result.names.values() for leaf in leaves):
+    if any(not within(leaf, path) for leaves in result.names.values() for leaf in leaves):
         return f"it places names at leaves outside {path}'s subtree"
     for summary in result.summaries:
         refs = [ref for s in summary.sentences for ref in s.sources] + [ref for c in summary.clusters for ref in c.sources]
-        if not inside(summary.path) or any(not inside(ref.path) for ref in refs):
+        if not within(summary.path, path) or any(not within(ref.path, path) for ref in refs):
             return f"a summary claims to come from, or cite, a node outside {path}'s subtree"
         if summary.confidence is not None and not 0.0 <= summary.confidence <= 1.0:
             return f"a summary's confidence {summary.confidence!r} is not a probability"

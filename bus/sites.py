@@ -41,7 +41,6 @@ import json
 import os
 import re
 import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -351,23 +350,14 @@ class Sites:
         """Kills server ``name`` as a crash would (SIGKILL); :meth:`restart` brings it back."""
         self._server(name).kill()
 
-    def stop_server(self, name: str, timeout: float = 10.0) -> None:
-        """Stops server ``name`` gracefully (SIGTERM, SIGKILL after ``timeout``); :meth:`restart` brings it back."""
-        server = self._server(name)
-        if server.running:
-            server.process.terminate()
-            try:
-                server.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        server.kill()  # reaps it (or kills what SIGTERM did not end); its ports and folders stay
-
-    def restart(self, name: str, timeout: float = 60.0) -> None:
-        """Starts server ``name`` again on the same ports and waits until every server is ready again."""
-        server = self._server(name)
-        if server.running:
-            raise BrokerError(f"server {name} is still running")
-        server.start(timeout)
+    def restart(self, *names: str, timeout: float = 60.0) -> None:
+        """Starts the servers ``names`` again on their ports and waits until every server is ready again."""
+        servers = [self._server(name) for name in names]
+        for name, server in zip(names, servers):
+            if server.running:
+                raise BrokerError(f"server {name} is still running")
+        for server in servers:
+            server.start(timeout)
         self.wait_ready(timeout)
 
     def _server(self, name: str) -> NatsServer:

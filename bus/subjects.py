@@ -57,6 +57,17 @@ def path_of(subject: str) -> str:
     return validate_path(subject[len(prefix):])
 
 
+def within(path: str, node: str) -> bool:
+    """Whether ``path`` is the node at ``node`` or below it (``a.b`` is within ``a``; ``ab`` is not)."""
+    return path == node or path.startswith(node + ".")
+
+
+def ancestors(path: str) -> list[str]:
+    """The paths from the organization down to ``path`` itself (``a.b.c`` gives ``a``, ``a.b``, ``a.b.c``)."""
+    tokens = path.split(".")
+    return [".".join(tokens[:i]) for i in range(1, len(tokens) + 1)]
+
+
 def org_of(path: str) -> str:
     """The organization a path belongs to: its first token."""
     return path.split(".", 1)[0]

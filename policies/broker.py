@@ -139,8 +139,7 @@ def site_users(passwords: dict[str, str], orgs: list[str], homes: dict[str, str]
     """The users of ``passwords`` one site knows: its organizations ``orgs`` and their gateways, the people
     whose home organization (``homes``: user id to organization) is one of them, the federation-wide
     gateway and ``client``."""
-    mine = {*(org_user(o) for o in orgs), *(gateway_user(o) for o in orgs), GATEWAY, CLIENT,
-            *(person_user(uid) for uid, org in (homes or {}).items() if org in orgs)}
+    mine = set(users(orgs, [uid for uid, org in (homes or {}).items() if org in orgs]))
     return {user: password for user, password in passwords.items() if user in mine}
 
 

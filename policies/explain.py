@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bus.subjects import ancestors
 from policies.abac import Decision, NodePolicy
 
 
@@ -21,15 +22,10 @@ class Cell:
     decision: Decision
 
 
-def _ancestors(path: str) -> list[str]:
-    tokens = path.split(".")
-    return [".".join(tokens[:i]) for i in range(1, len(tokens) + 1)]
-
-
 def access(attributes: dict[str, list[str]], path: str, policies: dict[str, NodePolicy]) -> Cell:
     """Whether a caller with ``attributes`` gets answers from the node at ``path``, deciding top-down."""
     decision = Decision(True, None, "open node")
-    for node in _ancestors(path):
+    for node in ancestors(path):
         decision = policies.get(node, NodePolicy()).admit(attributes)
         if not decision.allowed:
             return Cell(False, node, decision)

@@ -37,14 +37,12 @@ from nodes.data import embedder as emb
 from nodes.data.baseline import central_spec
 from bus.client import ask
 from nodes.run.brokers import embedded_broker
-from nodes.run.federation import sign_in
 from policies.access import connect_as
 from nodes.demo.federation import DEMO_USER, prepare
-from nodes.run.federation import Federation, make_access
+from nodes.run.federation import Federation, build_leaves, make_access, sign_in
 from nodes.data.index import exact_search
 from nodes.run.spec import FederationSpec
 from nodes.data.store import LeafStore
-from nodes.data.sync import open_leaf
 from policies.proof import ReplayCache, verify_proof
 
 
@@ -143,9 +141,7 @@ def main() -> int:
 
     secure = FederationSpec.load(prepare(Path(args.state_dir)))
     spec = FederationSpec.load(prepare(Path(args.state_dir), secure=False))
-    fingerprint = emb.fingerprint()
-    for path, node in spec.leaves().items():
-        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, emb.shared, path=path)[0].close()
+    build_leaves(spec)
     questions = json.loads((Path(args.state_dir) / "corpus" / "questions.json").read_text())
     vectors = emb.shared().embed(questions)
 

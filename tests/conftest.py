@@ -60,15 +60,12 @@ def demo_dir(tmp_path_factory, embedder) -> Path:
     """The demo corpus written and every leaf store built, once per session."""
     from nodes.demo.federation import prepare
     from nodes.run.spec import FederationSpec
-    from nodes.data.sync import open_leaf
+    from nodes.run.federation import build_leaves
 
     folder = tmp_path_factory.mktemp("demo")
     prepare(folder, secure=False)  # open.toml: the same leaves and state, no identities
     spec = FederationSpec.load(prepare(folder))
-    for path, node in spec.leaves().items():
-        store, _, _ = open_leaf(spec.leaf_folder(path), node.source(), embedder.fingerprint, lambda: embedder,
-                                path=path, verbose=False)
-        store.close()
+    build_leaves(spec, lambda: embedder, fingerprint=embedder.fingerprint, verbose=False)
     return folder
 
 

@@ -5,7 +5,9 @@
 * :mod:`nodes.chaos.faults` — kill, hang, slow down, impersonate, restart the broker;
 * :mod:`nodes.chaos.stream` — clients asking questions as several users meanwhile;
 * :mod:`nodes.chaos.invariants` — what must hold of every query;
-* :mod:`nodes.chaos.scenarios` — the named scenarios, running one, and the report.
+* :mod:`nodes.chaos.scenarios` — the named scenarios, running one, and the report;
+* :mod:`nodes.chaos.load` — many clients at once, and memory over a soak;
+* :mod:`nodes.chaos.commands` — ``fedrag chaos`` and ``fedrag load`` (:mod:`nodes.chaos.table` draws their reports).
 
 ``fedrag chaos SCENARIO`` runs them; ``tests/chaos`` runs every scenario at a small size.
 """

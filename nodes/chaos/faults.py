@@ -22,7 +22,7 @@ from bus import headers as h
 from bus.connection import connect, drain
 from bus.errors import FedragError
 from bus.messages import Coverage, Hit, NodeReport, SearchResult
-from bus.subjects import query_subject
+from bus.subjects import org_of, query_subject
 from nodes.chaos.invariants import IMPOSTOR_MARK, Fault
 from nodes.chaos.lab import Lab, Victims
 
@@ -36,8 +36,7 @@ async def kill(lab: Lab, hold_s: float, faults: list[Fault], *, paths: tuple[str
     """SIGKILL the processes serving ``paths`` (or ``org``) — with ``one``, only one replica — then bring
     them back after ``hold_s`` (a federation the lab only joined restarts them itself, when it does)."""
     victims = await lab.victims(*paths, org=org, one=one)
-    struck = frozenset(node for nodes in victims.pids.values() for node in nodes)
-    fault = Fault("blip" if one else "down", struck if one else victims.down, time.monotonic())
+    fault = Fault("blip" if one else "down", victims.served if one else victims.down, time.monotonic())
     faults.append(fault)
     lab.signal(victims, signal.SIGKILL)
     if lab.owned:
@@ -50,7 +49,7 @@ async def kill(lab: Lab, hold_s: float, faults: list[Fault], *, paths: tuple[str
 async def hang(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) -> list[Victims]:
     """SIGSTOP every process of ``org`` (it hangs: its subscriptions stay, nothing answers), SIGCONT after ``hold_s``."""
     victims = await lab.victims(org=org)
-    fault = Fault("down", frozenset(n for nodes in victims.pids.values() for n in nodes if n), time.monotonic())
+    fault = Fault("down", victims.served - {""}, time.monotonic())
     faults.append(fault)
     lab.signal(victims, signal.SIGSTOP)
     try:
@@ -64,7 +63,7 @@ async def hang(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) -> lis
 async def slow(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) -> list[Victims]:
     """Makes ``org`` slow for ``hold_s``: stopped and continued in cycles (:data:`SLOW_CYCLE_MS`)."""
     victims = await lab.victims(org=org)
-    fault = Fault("slow", frozenset(n for nodes in victims.pids.values() for n in nodes if n), time.monotonic())
+    fault = Fault("slow", victims.served - {""}, time.monotonic())
     faults.append(fault)
     stopped_ms, running_ms = SLOW_CYCLE_MS
     try:
@@ -103,11 +102,11 @@ async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) ->
     """Kills ``org`` and stands in for it with its own broker credentials, answering every query with
     garbage or with passages it was never asked for; the real organization comes back after ``hold_s``."""
     victims = await lab.victims(org=org)
-    fault = Fault("down", frozenset(path for path in lab.paths if path.split(".")[0] == org), time.monotonic())
+    fault = Fault("down", frozenset(path for path in lab.paths if org_of(path) == org), time.monotonic())
     faults.append(fault)
     lab.signal(victims, signal.SIGKILL)
     nc = await connect(lab.broker_url, f"fedrag-impostor-{org}", **lab.connect_options(org))
-    others = [path for path in lab.paths if path.split(".")[0] != org] or [f"{org}_other"]
+    others = [path for path in lab.paths if org_of(path) != org] or [f"{org}_other"]
     replies = _bad_replies(org, others, random.Random(7))
     try:
         async def answer(msg: Msg) -> None:
@@ -130,7 +129,7 @@ def _bad_replies(org: str, others: list[str], rng: random.Random):
     organization's nodes; a passage of its own with a score no cosine can have; coverage of more units
     than it has."""
     def made_up(path: str, score: float) -> Hit:
-        return Hit(id=f"{IMPOSTOR_MARK}-{rng.randrange(10**6)}", org=path.split(".")[0], path=path, score=score,
+        return Hit(id=f"{IMPOSTOR_MARK}-{rng.randrange(10**6)}", org=org_of(path), path=path, score=score,
                    text=f"{IMPOSTOR_MARK}: the patient must be given 10 g of potassium at once.", digest="0" * 16)
 
     kind = {h.KIND: "result"}

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bus.messages import Answer
+from bus.subjects import QUERY_PREFIX, ancestors, within
 from nodes.run.spec import FederationSpec
 from policies.explain import access
 
@@ -96,10 +97,6 @@ class Violation:
         return f"{self.invariant}: {self.detail}{who}"
 
 
-def _under(path: str, node: str) -> bool:
-    return path == node or path.startswith(node + ".")
-
-
 class Invariants:
     """The promises of one federation to each of its users (from the spec's tree and policies)."""
 
@@ -132,7 +129,7 @@ class Invariants:
             return False
         reach = self.reach(query.user)
         nodes = list(nodes)
-        if any(not reach[leaf] for leaf in self.leaves if any(_under(leaf, node) for node in nodes)):
+        if any(not reach[leaf] for leaf in self.leaves if any(within(leaf, node) for node in nodes)):
             return False
         return all(_status(query.answer, leaf) == "successful" for leaf in self.leaves if reach[leaf])
 
@@ -161,7 +158,7 @@ class Invariants:
         down = {node for f in faults if f.kind == "down" and f.covers(query.start, query.end) for node in f.nodes}
 
         for hit in answer.hits:
-            if any(_under(hit.path, node) for node in denied):
+            if any(within(hit.path, node) for node in denied):
                 violated("denied", f"a passage of {hit.path}, which the user may not search")
             if IMPOSTOR_MARK in hit.text:
                 violated("coverage", f"a passage an impostor made up, as {hit.path}")
@@ -170,7 +167,7 @@ class Invariants:
         for summary in answer.summaries:
             sources = [ref.path for sentence in summary.sentences for ref in sentence.sources]
             for path in [summary.path, *sources]:
-                if any(_under(path, node) for node in denied):
+                if any(within(path, node) for node in denied):
                     violated("denied", f"a summary by or citing {path}, which the user may not search")
         # a blip touches only the queries in flight when it struck
         touched = [node for f in during if f.kind != "blip" or query.start <= f.start <= query.end for node in f.nodes]
@@ -179,7 +176,7 @@ class Invariants:
             if status in SUCCESS:
                 violated("denied", f"{node} reported {status}, but the user may not search it")
         for path, status in _statuses(answer).items():
-            if status in SUCCESS and any(_under(path, node) for node in down):
+            if status in SUCCESS and any(within(path, node) for node in down):
                 violated("coverage", f"{path} reported {status}, but it was down for the whole query")
         successful = sum(1 for leaf in self.leaves if _status(answer, leaf) == "successful")
         if answer.coverage.successful != successful:
@@ -189,10 +186,10 @@ class Invariants:
             return found
         failing = set()
         for leaf in self.leaves:
-            if not reach[leaf] or any(_under(leaf, node) for node in touched) or _status(answer, leaf) == "successful":
+            if not reach[leaf] or any(within(leaf, node) for node in touched) or _status(answer, leaf) == "successful":
                 continue
             # name the highest node that failed (a router that timed out hides its leaves)
-            failing.add(next((p for p in _ancestors(leaf) if _status(answer, p) not in (None, *SUCCESS)), leaf))
+            failing.add(next((p for p in ancestors(leaf) if _status(answer, p) not in (None, *SUCCESS)), leaf))
         for node in sorted(failing):
             violated("collateral", f"{node} reported {_status(answer, node)}, though no fault touched it")
         return found
@@ -205,16 +202,11 @@ class Invariants:
         return max(0.0, fault.recovered - fault.end)
 
 
-def _ancestors(path: str) -> list[str]:
-    parts = path.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-
-
 def _statuses(answer: Answer) -> dict[str, str]:
-    return {subject.removeprefix("fed.q."): report.status for subject, report in answer.nodes.items()
-            if subject.startswith("fed.q.")}
+    return {subject.removeprefix(QUERY_PREFIX + "."): report.status for subject, report in answer.nodes.items()
+            if subject.startswith(QUERY_PREFIX + ".")}
 
 
 def _status(answer: Answer, path: str) -> str | None:
-    report = answer.nodes.get(f"fed.q.{path}")
+    report = answer.nodes.get(f"{QUERY_PREFIX}.{path}")
     return report.status if report is not None else None

@@ -17,12 +17,14 @@ import time
 from dataclasses import dataclass
 
 from bus.client import processes
+from bus import connection
 from bus.connection import connect, drain
 from bus.errors import FedragError
 from bus.server import NatsServer
+from bus.subjects import org_of
 from bus.sites import Sites
 from nodes.run.brokers import embedded_broker, sites_broker
-from nodes.run.federation import Federation, Unit, broker_options
+from nodes.run.federation import Federation, Unit, broker_options, build_leaves
 from nodes.run.spec import FederationSpec
 from policies import broker
 
@@ -76,6 +78,11 @@ class Victims:
     down: frozenset[str]
     units: list[str]
 
+    @property
+    def served(self) -> frozenset[str]:
+        """Every node path the struck processes serve (a gateway as ``""``)."""
+        return frozenset(node for nodes in self.pids.values() for node in nodes)
+
 
 class Lab:
     """A running federation and what may be done to it.
@@ -95,24 +102,23 @@ class Lab:
         #: Every node's path, parents before children.
         self.paths = [path for path, _ in spec.nodes()]
         #: The broker's address without the ``client`` user's credentials (an impostor brings its own).
-        self.broker_url = federation.url if federation is not None else _without_credentials(url)
+        self.broker_url = federation.url if federation is not None else ",".join(connection.servers(url)[0])
 
     @classmethod
     async def start(cls, spec: FederationSpec, *, servers: int = 3, verbose: bool = False) -> "Lab":
         """Starts a broker with the spec's per-organization users — a cluster of ``servers`` servers, or
         one server — and the federation in the chaos layout on it (every process given every server)."""
         units, targets = chaos_units(spec)
-        loop = asyncio.get_running_loop()
         # replicas share a leaf's store: build every store once, here, before they start
-        await loop.run_in_executor(None, _build_leaves, spec, verbose)
+        await asyncio.to_thread(build_leaves, spec, verbose=verbose)
         server = sites = None
         if servers > 1:
             sites = sites_broker(spec, "cluster", {"chaos": list(spec.orgs)}, {"chaos": servers},
                                  spec.federation.state_dir / "chaos-cluster")
-            await loop.run_in_executor(None, sites.start)
+            await asyncio.to_thread(sites.start)
             url = sites.url("chaos")
         else:
-            server = await loop.run_in_executor(None, embedded_broker(spec).start)
+            server = await asyncio.to_thread(embedded_broker(spec).start)
             url = server.url
         federation = Federation(spec, url, units=units, restart=False, verbose=verbose)
         lab = cls(spec, broker.client_url(url, spec.federation.state_dir), targets, federation=federation,
@@ -161,7 +167,7 @@ class Lab:
         with ``one``, only the first of them (one replica)."""
         served = await self.serving()
         pids = {pid: nodes for pid, nodes in sorted(served.items())
-                if any(node in paths or (org and node.split(".")[0] == org) for node in nodes)}
+                if any(node in paths or (org and org_of(node) == org) for node in nodes)}
         if not pids:
             raise FedragError(f"no process on this host serves {', '.join(paths) or org}")
         if one:
@@ -193,7 +199,7 @@ class Lab:
             began = time.monotonic()
             await asyncio.gather(*(self.federation.respawn(name, timeout, nice=RESPAWN_NICE) for name in victims.units))
             return began
-        wanted = {node for nodes in victims.pids.values() for node in nodes}
+        wanted = victims.served
         unseen = time.monotonic()
         end = unseen + timeout
         while time.monotonic() < end:
@@ -229,14 +235,10 @@ class Lab:
 
     async def restart_servers(self, names: list[str]) -> None:
         """Starts killed servers again on their ports; returns once the broker is whole again."""
-        def restart() -> None:
-            if self.sites is None:
-                self.server.start()
-                return
-            for name in names:
-                self.sites.servers[name].start()
-            self.sites.wait_ready()
-        await asyncio.get_running_loop().run_in_executor(None, restart)
+        if self.sites is not None:
+            await asyncio.to_thread(self.sites.restart, *names)
+        else:
+            await asyncio.to_thread(self.server.start)
 
     async def stop(self) -> None:
         try:
@@ -247,21 +249,3 @@ class Lab:
                 self.sites.stop()
             if self.server is not None:
                 self.server.stop()
-
-
-def _without_credentials(url: str) -> str:
-    """``url`` (or a comma-separated list of them) without user and password."""
-    def one(part: str) -> str:
-        scheme, _, rest = part.strip().rpartition("://")
-        return f"{scheme}://{rest.rsplit('@', 1)[-1]}" if scheme else rest.rsplit("@", 1)[-1]
-    return ",".join(one(part) for part in url.split(","))
-
-
-def _build_leaves(spec: FederationSpec, verbose: bool) -> None:
-    from nodes.data import embedder as emb
-    from nodes.data.sync import open_leaf
-
-    for path, node in spec.leaves().items():
-        store, _, _ = open_leaf(spec.leaf_folder(path), node.source(), emb.fingerprint(), emb.shared, path=path,
-                                max_chars=node.max_chars, verbose=verbose)
-        store.close()

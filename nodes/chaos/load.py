@@ -19,8 +19,10 @@ import numpy as np
 
 from bus.client import processes as serving
 from bus.connection import connect, drain
+from bus.subjects import org_of
 from nodes.chaos.invariants import ANSWER_SLACK_MS, Query
 from nodes.chaos.stream import QueryStream
+from nodes.chaos.table import text_table
 from nodes.run.spec import FederationSpec
 
 
@@ -87,9 +89,7 @@ def load_report(results: list[LoadResult]) -> str:
     for r in results:
         rows.append((str(r.clients), str(len(r.queries)), f"{r.throughput:.1f}", f"{r.percentile_ms(50):.0f} ms",
                      f"{r.percentile_ms(99):.0f} ms", str(r.past_deadline), str(r.incomplete), str(r.lost)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = text_table(rows)
     for r in results:
         if r.errors:
             lines.append(f"{r.clients} clients, no answer: " + ", ".join(f"{n}× {e}" for e, n in r.errors.items()))
@@ -107,7 +107,7 @@ async def processes(url: str, host: str) -> dict[int, str]:
 
 
 def _label(paths: set[str]) -> str:
-    tops = sorted({path.split(".")[0] for path in paths})
+    tops = sorted({org_of(path) for path in paths})
     return ", ".join(tops) if len(paths) > 1 or "." not in next(iter(paths)) else next(iter(paths))
 
 

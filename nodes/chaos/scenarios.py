@@ -16,9 +16,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from nodes.chaos import faults as f
-from nodes.chaos.invariants import ANSWER_SLACK_MS, Fault, Invariants, Query, Violation
+from nodes.chaos.invariants import ANSWER_SLACK_MS, Fault, Query, Violation
 from nodes.chaos.lab import Lab, Victims
 from nodes.chaos.stream import QueryStream
+from nodes.chaos.table import text_table
 
 Inject = Callable[[Lab, float, list[Fault]], Awaitable[list[Victims]]]
 
@@ -98,7 +99,6 @@ async def run(lab: Lab, scenario: Scenario, questions: Sequence[str], users: Seq
               clients: int = 3, deadline_ms: int = 3_000, before_s: float = 2.0, hold_s: float = 5.0,
               after_s: float = 3.0, say: Callable[[str], None] = lambda _text: None) -> Outcome:
     """Runs ``scenario`` on ``lab`` while ``clients`` ask ``questions`` as ``users``; returns its outcome."""
-    invariants = Invariants(lab.spec)
     stream = QueryStream(lab.spec, lab.url, questions, users, clients=clients, deadline_ms=deadline_ms)
     outcome = Outcome(scenario.name, [], [], recovery_bound_s=scenario.recovery_s, hold_s=hold_s)
     struck: list[Victims] = []
@@ -127,6 +127,7 @@ async def run(lab: Lab, scenario: Scenario, questions: Sequence[str], users: Seq
     finally:
         await stream.stop()
     outcome.queries = [q for q in stream.queries if q.start >= began]
+    invariants = stream.invariants
     for query in outcome.queries:
         outcome.violations += invariants.check(query, outcome.faults)
         outcome.incomplete += query.answer is not None and not invariants.full(query)
@@ -157,11 +158,7 @@ def report(outcomes: list[Outcome]) -> str:
                  str(sum(o.incomplete for o in outcomes)), str(sum(o.unanswered for o in outcomes)),
                  str(sum(o.asked_again for o in outcomes)), f"{max((q.took_ms for q in total), default=0) / 1000:.2f} s",
                  str(sum(len(o.violations) for o in outcomes)), ""))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.insert(len(lines) - 1, "  ".join("-" * w for w in widths))
+    lines = text_table(rows, first_left=True, total=True)
     problems = [f"  {o.scenario} ({_when(o, v)}): {v}" for o in outcomes for v in o.violations]
     if problems:
         lines += ["", "violations:", *problems[:50]]

@@ -121,6 +121,16 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
     return nodes
 
 
+def build_leaves(spec: FederationSpec, embedder_factory: Callable = emb.shared, *, fingerprint: str | None = None,
+                 verbose: bool = True) -> None:
+    """Builds every leaf's store of ``spec`` (or brings it up to date) and closes it: before several
+    processes open the same stores (replicas), and for benchmarks and tests."""
+    fingerprint = fingerprint or emb.fingerprint()
+    for path, node in spec.leaves().items():
+        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, embedder_factory, path=path,
+                  max_chars=node.max_chars, verbose=verbose)[0].close()
+
+
 def sign_in(spec: FederationSpec, user: str) -> Credentials:
     """Development sign-in of one of the spec's users (by id or name).
 

@@ -69,7 +69,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus.errors import SpecError
-from bus.subjects import validate_path
+from bus.subjects import validate_path, within
 from nodes.data import loaders
 from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.sync import DataSource
@@ -256,7 +256,7 @@ class FederationSpec(BaseModel):
 
     def count_leaves(self, path: str) -> int:
         """How many leaves the subtree at ``path`` holds (1 for a leaf)."""
-        return sum(1 for leaf in self.leaves() if leaf == path or leaf.startswith(path + "."))
+        return sum(1 for leaf in self.leaves() if within(leaf, path))
 
     def leaf_folder(self, path: str) -> Path:
         """Where the leaf at ``path`` keeps its store."""

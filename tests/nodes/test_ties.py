@@ -16,10 +16,9 @@ import pytest
 
 from bus.connection import connect
 from nodes.data.baseline import CentralIndex
-from nodes.run.federation import Federation
+from nodes.run.federation import Federation, build_leaves
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
-from nodes.data.sync import open_leaf
 from nodes.run.spec import FederationSpec
 from tests.nodes.run.test_federation import ask_and_compare
 
@@ -84,8 +83,7 @@ def write_tied_federation(folder, seed: int, fingerprint: str) -> FederationSpec
     spec_path = folder / "ties.toml"
     spec_path.write_text("\n".join(lines))
     spec = FederationSpec.load(spec_path)
-    for path, node in spec.leaves().items():
-        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, lambda: known, verbose=False)[0].close()
+    build_leaves(spec, lambda: known, fingerprint=fingerprint, verbose=False)
     return spec
 
 
