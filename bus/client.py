@@ -128,19 +128,56 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
         yield Restarted(reason=str(lost), attempt=attempt + 1)
 
 
+class _Inbox:
+    """The replies to one inbox, read one at a time with a timeout.
+
+    Not nats.py's ``Subscription.next_msg``: on Python 3.11 its ``wait_for`` returns a reply that arrives
+    just as the reading task is cancelled and drops the cancellation, so a question cancelled while
+    heartbeats stream in (the terminal client's Escape) could go on to its deadline.
+    """
+
+    def __init__(self, nc: Client) -> None:
+        self.nc = nc
+        self.subject = nc.new_inbox()
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._sub = None
+
+    async def open(self) -> "_Inbox":
+        async def put(msg) -> None:
+            self._queue.put_nowait(msg)
+
+        self._sub = await self.nc.subscribe(self.subject, cb=put)
+        return self
+
+    async def next(self, timeout: float):
+        """The next reply.
+
+        Raises:
+            TimeoutError: none within ``timeout`` seconds.
+            nats.errors.ConnectionClosedError: the connection is closed.
+        """
+        if self.nc.is_closed:
+            raise nats.errors.ConnectionClosedError
+        async with asyncio.timeout(timeout):
+            return await self._queue.get()
+
+    async def close(self) -> None:
+        with contextlib.suppress(nats.errors.Error):  # a connection draining or closed has no subscription left
+            await self._sub.unsubscribe()
+
+
 async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | None, subject: str,
                    deadline: float) -> AsyncIterator[Event]:
-    inbox = nc.new_inbox()
-    sub = await nc.subscribe(inbox)
+    replies = await _Inbox(nc).open()
     try:
-        await nc.publish(subject, codec.encode(request), reply=inbox,
+        await nc.publish(subject, codec.encode(request), reply=replies.subject,
                          headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
         while True:
             remaining = deadline - time.monotonic()
             silence = SILENCE_MS / 1000.0
             try:
-                msg = await sub.next_msg(timeout=max(min(remaining, silence), 0.001))
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                msg = await replies.next(max(min(remaining, silence), 0.001))
+            except TimeoutError:
                 if remaining <= silence:
                     raise BrokerError(f"the gateway did not answer by the deadline (+{SLACK_MS:.0f} ms)") from None
                 raise GatewayLost(f"the gateway went silent for {SILENCE_MS:.0f} ms mid-question") from None
@@ -158,21 +195,19 @@ async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | No
                 yield codec.decode(msg.data, Answer)
                 return
     finally:
-        with contextlib.suppress(nats.errors.Error):  # a connection draining or closed has no subscription left
-            await sub.unsubscribe()
+        await replies.close()
 
 
 async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:
-    inbox = nc.new_inbox()
-    sub = await nc.subscribe(inbox)
+    inbox = await _Inbox(nc).open()
     replies = []
     try:
-        await nc.publish(subject, b"", reply=inbox)
+        await nc.publish(subject, b"", reply=inbox.subject)
         end = time.monotonic() + timeout
         while (remaining := end - time.monotonic()) > 0:
             try:
-                msg = await sub.next_msg(timeout=remaining)
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                msg = await inbox.next(remaining)
+            except TimeoutError:
                 break
             try:
                 reply = json.loads(msg.data)
@@ -181,7 +216,7 @@ async def _gather(nc: Client, subject: str, timeout: float) -> list[dict]:
             if isinstance(reply, dict):
                 replies.append(reply)
     finally:
-        await sub.unsubscribe()
+        await inbox.close()
     return replies
 
 

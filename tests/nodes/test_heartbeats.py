@@ -66,3 +66,40 @@ async def test_a_question_whose_gateway_dies_is_answered_by_another(demo_federat
             assert seen[-1][0] < 5.0, "answered within the question's deadline"
             break
     assert took_it.is_set(), f"the dying gateway never took a question in {answered} tries"
+
+
+async def test_a_question_cancelled_while_replies_stream_in_is_always_cancelled(nats_server, nc):
+    """Cancelling the task reading a question's stream ends it, even when a reply arrives at that very
+    moment (the terminal client's Escape): a gateway stand-in streams heartbeats back to back."""
+    subject = "fed.ask.flood"
+    beat = codec.encode(Heartbeat())
+
+    async def flood(msg):
+        for _ in range(400):
+            await gateway.publish(msg.reply, beat, headers={h.KIND: "heartbeat"})
+            await asyncio.sleep(0)
+
+    gateway = await connect(nats_server.url, "flooding-gateway")
+    await gateway.subscribe(subject, cb=flood)
+    await gateway.flush()
+
+    async def read() -> None:
+        async for _event in events(nc, AskRequest(question="q", deadline_ms=60_000), subject=subject):
+            pass
+
+    try:
+        lost = 0
+        for trial in range(60):
+            task = asyncio.create_task(read())
+            await asyncio.sleep(0.002 + (trial % 7) * 0.001)  # while heartbeats pour in
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=2.0)
+            if not done:
+                lost += 1
+                task.cancel()
+                await asyncio.wait({task}, timeout=2.0)
+            elif not task.cancelled():
+                raise AssertionError(f"the stream ended otherwise: {task.exception()!r}")
+        assert lost == 0, f"{lost} of 60 cancellations were lost"
+    finally:
+        await gateway.close()
