@@ -70,13 +70,27 @@ class AskError(FedragError):
     """The gateway answered with an error reply."""
 
     def __init__(self, error: ErrorInfo) -> None:
-        super().__init__(f"{error.type}: {error.reason}")
+        again = f" (try again in {error.retry_after_ms / 1000.0:.2g} s)" if error.retry_after_ms else ""
+        super().__init__(f"{error.type}: {error.reason}{again}")
         self.error = error
         self.wire_type = error.type
+
+    @property
+    def retry_after_ms(self) -> float | None:
+        """When the gateway said to try again, for a refusal for now (``overloaded``, ``rate_limited``)."""
+        return self.error.retry_after_ms
 
 
 class GatewayLost(BrokerError):
     """The gateway answering a question went silent (it died, or its connection did)."""
+
+
+class _NoGatewayYet(GatewayLost):
+    """Asked again after a gateway went silent, and no gateway serves the subject at this instant."""
+
+
+#: How long a question asked again waits before a third try when no gateway served it at once.
+REASK_PAUSE_S = 0.25
 
 
 #: What the gateway streams for one question: each organization's result, checked sentences of an
@@ -114,7 +128,7 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
         left_ms = (deadline - time.monotonic()) * 1000.0 - SLACK_MS
         this = request if attempt == 0 or request.deadline_ms is None else \
             request.model_copy(update={"deadline_ms": max(int(left_ms), 1)})
-        stream = _attempt(nc, this, headers() if callable(headers) else headers, subject, deadline)
+        stream = _attempt(nc, this, headers() if callable(headers) else headers, subject, deadline, retrying=attempt > 0)
         try:
             async for event in stream:
                 yield event
@@ -126,6 +140,8 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
         finally:
             await stream.aclose()  # now, not whenever the event loop finalizes it (the connection may be gone)
         yield Restarted(reason=str(lost), attempt=attempt + 1)
+        if isinstance(lost, _NoGatewayYet):  # a gateway coming back (its connection renewed): give it a moment
+            await asyncio.sleep(REASK_PAUSE_S)
 
 
 class _Inbox:
@@ -167,7 +183,7 @@ class _Inbox:
 
 
 async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | None, subject: str,
-                   deadline: float) -> AsyncIterator[Event]:
+                   deadline: float, retrying: bool = False) -> AsyncIterator[Event]:
     replies = await _Inbox(nc).open()
     try:
         await nc.publish(subject, codec.encode(request), reply=replies.subject,
@@ -183,6 +199,8 @@ async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | No
                 raise GatewayLost(f"the gateway went silent for {SILENCE_MS:.0f} ms mid-question") from None
             msg_headers = msg.headers or {}
             if msg_headers.get("Status") == "503":
+                if retrying:  # the gateway that went silent may be renewing its connection
+                    raise _NoGatewayYet(f"no gateway is serving {subject} at the moment")
                 raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
             kind = msg_headers.get(h.KIND)
             if kind == "heartbeat":

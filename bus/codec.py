@@ -16,6 +16,11 @@ from bus.errors import DecodeError, TooLargeError, ValidationError
 
 #: Upper bound of one message body: the default ``max_payload`` of nats-server (1 MiB).
 MAX_BODY_BYTES = 1 << 20
+#: Upper bound of a request's body (an ask or a query: at most an 8,000-character question, a vector
+#: and the names it mentions), checked before anything is decoded.
+MAX_REQUEST_BYTES = 128 << 10
+#: The first byte of a msgpack map: a fixmap, a map 16 or a map 32. Every message is a map.
+_MAP_MARKERS = frozenset(range(0x80, 0x90)) | {0xDE, 0xDF}
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -38,17 +43,31 @@ def encode(model: pydantic.BaseModel, limit: int = MAX_BODY_BYTES) -> bytes:
     return body
 
 
-def decode(data: bytes, model: type[M]) -> M:
+def check_shape(data: bytes, model: type[pydantic.BaseModel], max_bytes: int = MAX_BODY_BYTES) -> None:
+    """What can be known of a body without decoding it: not empty, within ``max_bytes``, a msgpack map.
+
+    Raises:
+        DecodeError: it is not.
+    """
+    if not data:
+        raise DecodeError(f"empty body where a {model.__name__} was expected")
+    if len(data) > max_bytes:
+        raise DecodeError(f"body of {len(data)} bytes exceeds the {max_bytes}-byte bound of a {model.__name__}")
+    if data[0] not in _MAP_MARKERS:
+        raise DecodeError(f"body is not a msgpack map (a {model.__name__} is one)")
+
+
+def decode(data: bytes, model: type[M], max_bytes: int = MAX_BODY_BYTES) -> M:
     """Unpacks ``data`` and validates it as ``model``.
+
+    Its shape is checked first (:func:`check_shape`); msgpack's own bounds keep the work in proportion
+    to the body (no declared length beyond it, nesting at most msgpack's stack of 1,024 levels).
 
     Raises:
         DecodeError: the body is empty, too large, not msgpack, or not a map.
         ValidationError: the map does not fit ``model``.
     """
-    if not data:
-        raise DecodeError(f"empty body where a {model.__name__} was expected")
-    if len(data) > MAX_BODY_BYTES:
-        raise DecodeError(f"body of {len(data)} bytes exceeds the {MAX_BODY_BYTES}-byte bound")
+    check_shape(data, model, max_bytes)
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception as exc:  # msgpack raises several unrelated types for malformed input

@@ -13,6 +13,9 @@ Hierarchy::
     ├── StoreError           a leaf's data file, saved documents or index are unreadable
     ├── DeniedError          a policy refused the caller at this node
     ├── ExpiredError         the request arrived after its budget had run out
+    ├── BusyError            the request was refused for now; carries when to try again
+    │   ├── OverloadedError  the node's queue is full, or the request waited too long in it
+    │   └── RateLimitedError the caller asked more, or more at once, than their limits allow
     └── LLMError             an LLM endpoint failed, refused the request, or cannot be started
         └── LLMTimeoutError  an LLM call did not finish within its budget
 
@@ -89,6 +92,29 @@ class ExpiredError(FedragError):
     """The request arrived after its budget had run out."""
 
     wire_type = "expired"
+
+
+class BusyError(FedragError):
+    """A request refused for now, not for good: ``retry_after_ms`` says when trying again may succeed."""
+
+    wire_type = "busy"
+
+    def __init__(self, reason: str, retry_after_ms: float) -> None:
+        super().__init__(reason)
+        self.retry_after_ms = round(max(retry_after_ms, 1.0), 1)
+
+
+class OverloadedError(BusyError):
+    """The node is working on all the requests it takes at once and its queue is full (or the request
+    waited in it longer than the node lets a request wait)."""
+
+    wire_type = "overloaded"
+
+
+class RateLimitedError(BusyError):
+    """The caller asked more questions a minute, or more at once, than their limits allow."""
+
+    wire_type = "rate_limited"
 
 
 class LLMError(FedragError):

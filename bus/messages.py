@@ -42,10 +42,12 @@ class _Model(BaseModel):
 
 
 class ErrorInfo(_Model):
-    """Why something failed: ``type`` is machine-readable, ``reason`` is for people."""
+    """Why something failed: ``type`` is machine-readable, ``reason`` is for people; a refusal for now
+    (``overloaded``, ``rate_limited``) says in ``retry_after_ms`` when to try again."""
 
     type: str = Field(max_length=64)
     reason: str = Field(max_length=4_000)
+    retry_after_ms: float | None = Field(None, ge=0.0, le=3_600_000.0)
 
 
 MAX_NAMES = 32

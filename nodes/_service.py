@@ -4,19 +4,26 @@ A node registers one endpoint on its subject. nats.py runs a subscription's call
 another, so the callback only starts a task per request: a router waiting on a slow child keeps
 serving other questions.
 
-Every request goes through the same prologue, whatever the node kind, before any work:
+Every request goes through the same prologue, whatever the node kind, before any work. Steps 1 to 3
+cost next to nothing and run as the request is read, before it is decoded or given a task:
 
 1. a request without a reply subject, or whose reply subject is not an inbox, is dropped (nobody
    waits for it, and a reply must never land on someone else's subject); it is counted, and logged
    at most once a minute;
-2. its headers are bounded (:func:`bus.headers.check`);
-3. its budget is read (:class:`bus.budget.Budget`);
-4. its body is decoded and validated as the node's :attr:`NodeService.request_model`;
-5. a request that arrives with no budget left is refused as ``expired``;
-6. the node's gate verifies the caller and decides whether they may use it (:mod:`policies.gate`);
-7. the node may refuse to answer to the request's reply subject for that caller
+2. a node whose queue is full refuses it as ``overloaded``, with a retry hint (:mod:`nodes._admission`);
+3. its headers are bounded (:func:`bus.headers.check`) and its body's size and shape checked
+   (:func:`bus.codec.check_shape`: at most :data:`bus.codec.MAX_REQUEST_BYTES`, a msgpack map);
+4. its budget is read (:class:`bus.budget.Budget`);
+5. its body is decoded and validated as the node's :attr:`NodeService.request_model`;
+6. a request that arrives with no budget left is refused as ``expired``;
+7. the node's gate verifies the caller, decides whether they may use it and holds them to their
+   questions a minute (:mod:`policies.gate`, ``rate_limited`` with a retry hint);
+8. the node may refuse to answer to the request's reply subject for that caller
    (:meth:`NodeService.may_answer`: the gateway answers a signed-in person only on their own inbox);
-   such a request is dropped and counted.
+   such a request is dropped and counted;
+9. it waits for one of the node's turns — at most the queue's wait, and one person only so many at
+   once (:meth:`nodes._admission.Admission.turn`); so nothing is started, and no heartbeat sent, for a
+   request still waiting.
 
 Then :meth:`NodeService.handle` runs. Every request that passed step 1 is answered: with the
 node's reply, or with an :class:`~bus.messages.ErrorInfo` error reply whose ``type`` says what
@@ -48,6 +55,7 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError, FedragError
 from bus.messages import ErrorInfo
+from nodes._admission import Admission
 from policies.gate import AllowAll, Gate
 
 log = logging.getLogger(__name__)
@@ -70,16 +78,20 @@ class NodeService:
         subject: the subject it serves.
         default_budget_ms: the budget of a request that carries none.
         gate: who may use this node (everyone by default).
+        admission: how many requests it takes on (:class:`nodes._admission.Admission`; the defaults of
+            :class:`policies.limits.Limits` unless given).
     """
 
     role = "node"
     request_model: type[pydantic.BaseModel]
 
-    def __init__(self, path: str, subject: str, default_budget_ms: float, gate: Gate | None = None) -> None:
+    def __init__(self, path: str, subject: str, default_budget_ms: float, gate: Gate | None = None,
+                 admission: Admission | None = None) -> None:
         self.path = path
         self.subject = subject
         self.default_budget_ms = default_budget_ms
         self.gate = gate or AllowAll()
+        self.admission = admission or Admission()
         self.nc: Client | None = None
         self.counters: Counter[str] = Counter()
         self._service = None
@@ -118,9 +130,27 @@ class NodeService:
         if not reply or not reply.startswith(INBOX_PREFIX):
             self._drop("no_reply" if not reply else "reply_subject")
             return
+        try:
+            if self.admission.full:
+                raise self.admission.overloaded()
+            h.check(request.headers)
+            codec.check_shape(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
+        except FedragError as exc:
+            await self.reply_error(request, exc.wire_type, str(exc), retry_after_ms=getattr(exc, "retry_after_ms", None))
+            await asyncio.sleep(0)  # as below
+            return
+        self.admission.taken()
         task = asyncio.create_task(self._serve(request))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+        # nats.py hands a subscription's queued messages to this callback back to back, without letting the
+        # event loop run anything else while the queue is not empty: yield, so that a flood on this subject
+        # does not hold up the replies, heartbeats and work of the requests already taken on.
+        await asyncio.sleep(0)
+
+    def _done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        self.admission.left()
 
     def _drop(self, why: str) -> None:
         self.counters[f"dropped.{why}"] += 1
@@ -134,21 +164,22 @@ class NodeService:
     async def _serve(self, request: Request) -> None:
         trace = ""
         try:
-            headers = h.check(request.headers)
+            headers = request.headers or {}
             trace = headers.get(h.TRACE, "")
             budget = Budget.from_headers(headers, self.default_budget_ms)
-            message = codec.decode(request.data, self.request_model)
+            message = codec.decode(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
             if budget.expired:
                 raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
             caller = await self.gate.check(headers, message.question, self.path, trace)
             if not self.may_answer(request, caller):
                 self._drop("reply_not_asker")
                 return
-            reply = await self.handle(request, message, budget, caller)
-            if reply is not None:
-                await self.respond(request, reply, "result", trace)
+            async with self.admission.turn(getattr(caller, "key", ""), budget):
+                reply = await self.handle(request, message, budget, caller)
+                if reply is not None:
+                    await self.respond(request, reply, "result", trace)
         except FedragError as exc:
-            await self.reply_error(request, exc.wire_type, str(exc), trace)
+            await self.reply_error(request, exc.wire_type, str(exc), trace, getattr(exc, "retry_after_ms", None))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must still produce an answer, not silence
@@ -169,12 +200,14 @@ class NodeService:
         body = codec.encode(model, limit=self._payload_limit(headers))
         await self._send(request, body, headers)
 
-    async def reply_error(self, request: Request, error_type: str, reason: str, trace: str = "") -> None:
-        """Answers ``request`` with an error reply and counts it."""
+    async def reply_error(self, request: Request, error_type: str, reason: str, trace: str = "",
+                          retry_after_ms: float | None = None) -> None:
+        """Answers ``request`` with an error reply (saying when to try again, for a refusal for now) and counts it."""
         self.counters[f"errors.{error_type}"] += 1
         headers = {h.KIND: "error", **({h.TRACE: trace} if trace else {})}
         try:
-            body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000]), limit=self._payload_limit(headers))
+            body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000], retry_after_ms=retry_after_ms),
+                                limit=self._payload_limit(headers))
         except (FedragError, pydantic.ValidationError):
             body = codec.encode(ErrorInfo(type="internal", reason="error reason could not be encoded"))
         try:

@@ -33,6 +33,7 @@ from bus.client import HEARTBEAT_MS
 from bus.messages import Answer, AnswerDelta, AnswerInfo, AskRequest, ErrorInfo, Heartbeat, OrgResult, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
+from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.merge import merge
 from nodes.names import applied_filter, name_filters
@@ -60,8 +61,9 @@ class Gateway(NodeService):
 
     def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = 50,
                  default_budget_ms: float = 2000.0, use_spacy: bool = True, leaves: dict[str, int] | None = None,
-                 gate: Gate | None = None, subject: str = ASK, answer_min_score: float = MIN_SCORE, llm=None) -> None:
-        super().__init__("", subject, default_budget_ms, gate)
+                 gate: Gate | None = None, subject: str = ASK, answer_min_score: float = MIN_SCORE, llm=None,
+                 admission: Admission | None = None) -> None:
+        super().__init__("", subject, default_budget_ms, gate, admission)
         self.answer_min_score = answer_min_score
         #: The LLM that writes answers asked for with ``summarize="llm"`` (:class:`summarizer.llm.LLM`), if any.
         self.llm = llm
@@ -93,9 +95,10 @@ class Gateway(NodeService):
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
+        k = self.gate.limit_k(caller, ask.k or self.k, self.path, trace)
         beating = asyncio.get_running_loop().create_task(self._heartbeats(request, trace))
         try:
-            await self._handle(request, ask, budget, trace)
+            await self._handle(request, ask, budget, trace, k)
         finally:
             beating.cancel()
 
@@ -107,7 +110,7 @@ class Gateway(NodeService):
                                "heartbeat", trace)
             await asyncio.sleep(HEARTBEAT_MS / 1000.0)
 
-    async def _handle(self, request, ask: AskRequest, budget: Budget, trace: str) -> None:
+    async def _handle(self, request, ask: AskRequest, budget: Budget, trace: str, k: int) -> None:
         if ask.deadline_ms is not None:
             budget = Budget.start(ask.deadline_ms)
         if ask.summarize != "none":  # keep time to write the answer (and for the LLM to, if it is asked)
@@ -115,7 +118,6 @@ class Gateway(NodeService):
             budget = budget.with_reserve(budget.reserve.plus(EXTRACTIVE_ANSWER_MS + llm_ms))
         started = time.monotonic()
         vector, filters = await self._analyze(ask.question, budget)
-        k = ask.k or self.k
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
                                   collapse=ask.collapse, summarize=ask.summarize)

@@ -21,6 +21,7 @@ from bus.budget import Budget
 from bus.errors import ModelMismatchError
 from bus.messages import MAX_FETCH_K, Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import org_of, query_subject
+from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.data.index import TOLERANCE
 from nodes.merge import Candidates, digest, search_complete
@@ -38,8 +39,9 @@ class Leaf(NodeService):
     request_model = Query
 
     def __init__(self, path: str, store: LeafStore, *, gate: Gate | None = None,
-                 default_budget_ms: float = 2000.0, ingestor: Ingestor | None = None) -> None:
-        super().__init__(path, query_subject(path), default_budget_ms, gate)
+                 default_budget_ms: float = 2000.0, ingestor: Ingestor | None = None,
+                 admission: Admission | None = None) -> None:
+        super().__init__(path, query_subject(path), default_budget_ms, gate, admission)
         self.store = store
         self.ingestor = ingestor
 
@@ -67,6 +69,10 @@ class Leaf(NodeService):
             raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
                                      f"{self.path} expects {self.store.index.dim}")
         started = time.monotonic()
+        trace = (request.headers or {}).get(h.TRACE, "")
+        k = self.gate.limit_k(caller, query.k, self.path, trace)
+        if k != query.k:
+            query = query.model_copy(update={"k": k})
         hidden = 0
 
         def visible(passage: Passage) -> bool:
@@ -76,7 +82,7 @@ class Leaf(NodeService):
             return seen
 
         hits, known, filtered = await asyncio.get_running_loop().run_in_executor(None, self.search, query, visible)
-        self.gate.hidden(caller, self.path, (request.headers or {}).get(h.TRACE, ""), hidden)
+        self.gate.hidden(caller, self.path, trace, hidden)
         took = (time.monotonic() - started) * 1000.0
         self.counters["queries"] += 1
         self.counters["hits"] += len(hits)

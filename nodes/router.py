@@ -27,6 +27,7 @@ from bus.budget import Budget
 from bus.messages import Hit, Query, SearchResult
 from bus.scatter import scatter_gather
 from bus.subjects import query_subject
+from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.merge import merge, pooled
 from policies.gate import Gate
@@ -47,8 +48,8 @@ class Router(NodeService):
 
     def __init__(self, path: str, children: list[str], *, gate: Gate | None = None,
                  default_budget_ms: float = 2000.0, leaves: dict[str, int] | None = None,
-                 summarizer: Summarizer | None = None) -> None:
-        super().__init__(path, query_subject(path), default_budget_ms, gate)
+                 summarizer: Summarizer | None = None, admission: Admission | None = None) -> None:
+        super().__init__(path, query_subject(path), default_budget_ms, gate, admission)
         self.children = list(children)
         #: How many leaves each child's subtree holds, so a child cannot claim more (see :func:`bus.scatter.check_result`).
         self.max_leaves = {query_subject(child): n for child, n in (leaves or {}).items()}
@@ -61,6 +62,7 @@ class Router(NodeService):
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")
+        k = self.gate.limit_k(caller, query.k, self.path, trace)
         withhold = self.gate.only_summaries(caller, self.path, trace)
         summarizer = self.summarizer or (Summarizer.default() if withhold else None)
         summarizing = summarizer is not None and (query.summarize != "none" or withhold)
@@ -74,7 +76,7 @@ class Router(NodeService):
             budget_ms=budget.for_children(),
             headers={h.KIND: "query", **h.forwardable(request.headers)}, max_leaves=self.max_leaves,
         )
-        result = merge(outcomes, query.k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
+        result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes), budget.for_own_work())
             result.summaries.append(summary)

@@ -17,6 +17,8 @@ see them::
 A passage no rule selects is visible to whoever passed the gate; a passage some rules select is
 visible if the caller satisfies the ``require`` of at least one of them.
 
+A node may also lower what one person may ask and read there (``limits``, :mod:`policies.limits`).
+
 A router may release only summaries of its subtree to some audiences — ``summaries_only = true``
 for everyone, or a list of policies for the callers who match any of them — so raw passage text
 never leaves it for those callers, only its summaries and the passages' ids.
@@ -28,6 +30,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from policies.limits import LimitRule
 
 _Values = list[str]
 
@@ -85,6 +89,7 @@ class NodePolicy(BaseModel):
     default: Literal["allow", "deny"] = "allow"
     documents: list[DocumentRule] = Field(default_factory=list)
     summaries_only: bool | list[Policy] = False
+    limits: list[LimitRule] = Field(default_factory=list)
 
     def admit(self, attributes: dict[str, list[str]]) -> Decision:
         """May a caller with ``attributes`` search this node's subtree?"""

@@ -6,8 +6,14 @@ A federation spec turns identities on with an ``[identity]`` table and defines d
     [identity]
     audience = "fedrag:regional"   # default: fedrag:<federation name>
     token_ttl_s = 900
-    [identity.trust]               # more issuers: an identity provider's JWKS URL, or a file
-    "https://idp.hospital-a.example/realms/staff" = "https://idp.hospital-a.example/realms/staff/certs"
+
+    [identity.trust."https://idp.hospital-a.example/realms/staff"]   # another issuer: an identity provider
+    keys = "https://idp.hospital-a.example/realms/staff/certs"       # its JWKS URL, or a file
+    orgs = ["hospital_a"]                                              # whose members it may sign
+    vouches = {role = ["physician", "nurse"]}                          # values it may assert (optional)
+
+    [identity.trust."fedrag:hospital_a"]   # an organization's own sign-in: keys and org are implied
+    vouches = {affiliations = ["C_neuro"]}
 
     [users.U2]
     name = "A.phys"
@@ -16,9 +22,11 @@ A federation spec turns identities on with an ``[identity]`` table and defines d
     dept = "medicine"
     affiliations = []
 
-Each organization's own issuer, ``fedrag:<org>``, is always trusted; its keys are read from the
-state directory when this site has them, and otherwise fetched over the bus (``fed.keys.<org>``, which
-only that organization's broker user may serve). :class:`Access` builds each node's
+Each organization's own issuer, ``fedrag:<org>``, is always trusted, for members of ``<org>`` only; its
+keys are read from the state directory when this site has them, and otherwise fetched over the bus
+(``fed.keys.<org>``, which only that organization's broker user may serve). Every issuer vouches only
+for what its entry allows (:class:`policies.tokens.Scope`): the organizations it names, and for
+``affiliations`` — which reach across organizations — only the values its ``vouches`` lists. :class:`Access` builds each node's
 :class:`~policies.gate.PolicyGate` (one :class:`~policies.tokens.Verifier` per process, one audit log
 per organization) and signs users in (:meth:`Access.sign_in`).
 """
@@ -30,7 +38,7 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus import headers as h
 from bus.connection import connect
@@ -42,8 +50,35 @@ from policies.audit import AuditLog
 from policies.gate import PolicyGate
 from policies.broker import user_inbox
 from policies.keys import key_folder, org_key
+from policies.limits import Limits
 from policies.proof import ClientKey
-from policies.tokens import TrustList, Verifier, issue
+from policies.tokens import Scope, Trusted, TrustList, Verifier, issue
+
+
+class TrustEntry(BaseModel):
+    """One ``[identity.trust."<issuer>"]`` table: an issuer's keys and what it may vouch for.
+
+    For an organization's own issuer (``fedrag:<org>``) ``keys`` and ``orgs`` are implied and only
+    ``vouches`` may be given; any other issuer needs both.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    keys: str | None = None
+    orgs: list[str] = Field(default_factory=list)
+    vouches: dict[str, list[str]] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_bare_url(cls, value):
+        if isinstance(value, str):
+            raise ValueError("an issuer is a table naming its key set and the organizations it speaks for: "
+                             f'keys = "{value[:80]}", orgs = ["<org>", ...]')
+        return value
+
+    def scope(self, org: str | None = None) -> Scope:
+        """What this issuer may vouch for (``org``: the organization whose own issuer it is)."""
+        return Scope.of([org] if org else self.orgs, self.vouches)
 
 
 class IdentitySettings(BaseModel):
@@ -56,7 +91,34 @@ class IdentitySettings(BaseModel):
     leeway_s: int = Field(30, ge=0, le=600)
     proof_window_s: int = Field(120, ge=5, le=3_600)
     audit_questions: bool = False
-    trust: dict[str, str] = Field(default_factory=dict)
+    trust: dict[str, TrustEntry] = Field(default_factory=dict)
+
+    def check(self, orgs: list[str]) -> None:
+        """Checks the trust list against the federation's organizations.
+
+        Raises:
+            ValueError: an organization's own issuer given keys or organizations, another issuer without
+                them, or naming an organization that is not in the federation.
+        """
+        own = {issuer(org): org for org in orgs}
+        for name, entry in self.trust.items():
+            where = f"identity.trust.{name!r}"
+            if name.startswith("fedrag:") and name not in own:
+                raise ValueError(f"{where}: {name[7:]!r} is not an organization of this federation")
+            if name in own:
+                if entry.keys is not None or entry.orgs not in ([], [own[name]]):
+                    raise ValueError(f"{where}: an organization's own issuer has its keys and organization "
+                                     "implied; give only 'vouches'")
+                continue
+            if not entry.keys or not entry.orgs:
+                raise ValueError(f"{where}: name its key set ('keys') and the organizations it speaks for ('orgs')")
+            unknown = [org for org in entry.orgs if org not in orgs]
+            if unknown:
+                raise ValueError(f"{where}: {', '.join(unknown)} is not an organization of this federation")
+
+    def scope(self, org: str) -> Scope:
+        """What organization ``org``'s own issuer may vouch for."""
+        return self.trust.get(issuer(org), TrustEntry()).scope(org)
 
 
 class UserSpec(BaseModel):
@@ -171,16 +233,20 @@ class Access:
         federation: the federation's name (the default audience).
         orgs: the organizations (each one's issuer is trusted).
         state_dir: where organizations keep their keys and audit logs.
+        limits: what one person may ask and read (``[limits]``), held by every gate.
     """
 
-    def __init__(self, settings: IdentitySettings, *, federation: str, orgs: list[str], state_dir: Path) -> None:
+    def __init__(self, settings: IdentitySettings, *, federation: str, orgs: list[str], state_dir: Path,
+                 limits: Limits | None = None) -> None:
         self.settings = settings
+        self.limits = limits or Limits()
         self.audience = settings.audience or f"fedrag:{federation}"
         self.state_dir = Path(state_dir)
         self._fetch: Callable[[str], Awaitable[dict]] | None = None
-        sources: dict = {issuer(org): self._org_keys(org) for org in orgs}
-        sources.update(settings.trust)
-        self.verifier = Verifier(TrustList(sources), self.audience, leeway_s=settings.leeway_s)
+        issuers = {issuer(org): Trusted(self._org_keys(org), settings.scope(org)) for org in orgs}
+        issuers.update({name: Trusted(entry.keys, entry.scope()) for name, entry in settings.trust.items()
+                        if name not in issuers})
+        self.verifier = Verifier(TrustList(issuers), self.audience, leeway_s=settings.leeway_s)
         self._audits: dict[str, AuditLog] = {}
 
     def fetch_keys_with(self, fetch: Callable[[str], Awaitable[dict]]) -> None:
@@ -207,7 +273,7 @@ class Access:
     def gate(self, org: str, policy: NodePolicy) -> PolicyGate:
         """A node's gate: this process's verifier, the node's policies, its organization's audit log."""
         return PolicyGate(self.verifier, policy, audit=self.audit(org),
-                          replay=proof.ReplayCache(window_s=self.settings.proof_window_s))
+                          replay=proof.ReplayCache(window_s=self.settings.proof_window_s), limits=self.limits)
 
     def sign_in(self, user_id: str, user: UserSpec) -> Credentials:
         """Development sign-in: a token for ``user`` signed with its organization's key (created if needed),

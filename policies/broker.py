@@ -19,7 +19,9 @@ Each person asks as a broker user of their own, ``user_<id>``: they may ask (``f
 (:func:`user_inbox`, derived from their token's issuer and subject), which the gateway checks before
 it answers — so answers reach nobody but the person who asked, and an ask naming someone else's
 subject as its reply gets nothing delivered anywhere. The shared ``client`` user may only discover
-(``fedrag status``) and fetch keys. Anonymous connections are refused.
+(``fedrag status``) and fetch keys. People and ``client`` send discovery requests
+(:data:`DISCOVERY_REQUESTS`) but subscribe to nothing but their own inbox, so no one but a node process
+can answer ``$SRV.INFO`` as a node. Anonymous connections are refused.
 
 Passwords are generated on first use into ``<state_dir>/broker/credentials.json`` (mode 0600; each
 site keeps only its own users' lines) and the server's configuration holds only their bcrypt hashes.
@@ -90,6 +92,17 @@ def inbox_prefix(user: str, issuers: dict[str, str] | None = None) -> str:
     return "_INBOX"
 
 
+#: What a server buffers for one connection before it drops it as a slow consumer (nats-server's default is
+#: 64 MB): one person pushing megabyte messages at a gateway must not get the gateway disconnected while
+#: it catches up (it reads several hundred megabytes a second when nothing else holds it).
+MAX_PENDING = "512MB"
+
+#: What people and ``client`` may publish to discover the federation: the micro services' requests
+#: (``$SRV.PING|INFO|STATS``, for every service, a kind or one instance). They may not subscribe to any of
+#: them, so only node processes (organizations and gateways) can answer, and only on their own inbox do
+#: they read the answers.
+DISCOVERY_REQUESTS = [f"$SRV.{verb}{tail}" for verb in ("PING", "INFO", "STATS") for tail in ("", ".>")]
+
 #: A responder may answer one request with many messages: a gateway streams one per organization and
 #: a final one, and every service on a connection answers a discovery request. NATS's default is one.
 RESPONSES = {"max": 10_000, "expires": "15m"}
@@ -118,8 +131,9 @@ def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
             "allow_responses": RESPONSES,
         }
     if user.startswith("user_"):
-        return {"publish": {"allow": ["fed.ask", "fed.ask.*", "fed.keys.*", "$SRV.>"]}, "subscribe": {"allow": [inbox]}}
-    return {"publish": {"allow": ["fed.keys.*", "$SRV.>"]}, "subscribe": {"allow": [inbox]}}
+        return {"publish": {"allow": ["fed.ask", "fed.ask.*", "fed.keys.*", *DISCOVERY_REQUESTS]},
+                "subscribe": {"allow": [inbox]}}
+    return {"publish": {"allow": ["fed.keys.*", *DISCOVERY_REQUESTS]}, "subscribe": {"allow": [inbox]}}
 
 
 #: The login servers present to each other over routes and gateways (see :func:`link_credentials`).
@@ -177,7 +191,8 @@ def _passwords(path: Path, names: list[str]) -> dict[str, str]:
 
 def server_config(passwords: dict[str, str], issuers: dict[str, str] | None = None, *,
                   leaf: tuple[str, list[str]] | None = None) -> str:
-    """The ``authorization`` block of a nats-server configuration for these users (bcrypt-hashed passwords).
+    """The ``authorization`` block of a nats-server configuration for these users (bcrypt-hashed passwords),
+    after the per-connection buffer a flood must not exhaust (:data:`MAX_PENDING`).
 
     Args:
         passwords: each user's password.
@@ -193,7 +208,8 @@ def server_config(passwords: dict[str, str], issuers: dict[str, str] | None = No
     if leaf is not None:
         password, everyone = leaf
         entries.append(_entry(LEAF, password, leaf_permissions(everyone, issuers), ', allowed_connection_types: ["LEAFNODE"]'))
-    return "authorization {\n  users = [\n" + ",\n".join(entries) + "\n  ]\n}\n"
+    return (f"max_pending: {MAX_PENDING}\n"
+            "authorization {\n  users = [\n" + ",\n".join(entries) + "\n  ]\n}\n")
 
 
 def _entry(user: str, password: str, allowed: dict, extra: str = "") -> str:

@@ -10,8 +10,10 @@ candidate passage and :meth:`Gate.hidden` once per query with how many it hid; e
   anonymous caller and sees everything — except that a router set to ``summaries_only = true``
   releases only summaries to everyone.
 * :class:`PolicyGate` verifies the token (:mod:`policies.tokens`) and the proof binding it to this
-  question (:mod:`policies.proof`), evaluates the node's policies (:mod:`policies.abac`) and writes
-  every decision to the organization's audit log (:mod:`policies.audit`).
+  question (:mod:`policies.proof`), evaluates the node's policies (:mod:`policies.abac`), holds the
+  caller to their limits (:mod:`policies.limits`: questions a minute at :meth:`Gate.check`, passages a
+  question at :meth:`Gate.limit_k`) and writes every decision to the organization's audit log
+  (:mod:`policies.audit`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bus import headers as h
-from bus.errors import DeniedError
+from bus.errors import DeniedError, RateLimitedError
 from policies import proof
 from policies.abac import NodePolicy
 from policies.audit import AuditLog
+from policies.limits import Caps, Limits, RateLimiter
 from policies.tokens import ANONYMOUS, Identity, Verifier
 
 
@@ -40,6 +43,9 @@ class Gate(Protocol):
 
     def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
         """Whether a router releases only summaries of its subtree (no passage text) to the caller."""
+
+    def limit_k(self, caller: Any, k: int, path: str, trace: str) -> int:
+        """How many passages the caller may have of a question that asks for ``k``."""
 
 
 class AllowAll:
@@ -64,6 +70,9 @@ class AllowAll:
     def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
         return self.policy.summaries_only is True
 
+    def limit_k(self, caller: Any, k: int, path: str, trace: str) -> int:
+        return k
+
 
 def bearer(value: str | None) -> str | None:
     """The token in an ``Authorization: Bearer <token>`` header value."""
@@ -81,29 +90,51 @@ class PolicyGate:
         policy: this node's policies.
         audit: the organization's audit log (``None``: decisions are not logged).
         replay: this node's cache of proof ids already served.
+        limits: the federation's limits (this node's own rules are in ``policy.limits``).
     """
 
     def __init__(self, verifier: Verifier, policy: NodePolicy, *, audit: AuditLog | None = None,
-                 replay: proof.ReplayCache | None = None) -> None:
+                 replay: proof.ReplayCache | None = None, limits: Limits | None = None) -> None:
         self.verifier = verifier
         self.policy = policy
         self.audit = audit
         self.replay = replay or proof.ReplayCache()
+        self.limits = limits or Limits()
+        self.rate = RateLimiter()
 
     async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
         node = path or "gateway"
+        identity = None
         try:
             identity = await self.verifier.verify(bearer(headers.get(h.AUTHORIZATION)))
+            caps = self.caps(identity)
+            self.rate.check(identity.key, caps, question, dry=True)  # refused anyway: spare the proof's check
             proof.verify_proof(headers.get(proof.HEADER), identity, question, self.replay)
+            decision = self.policy.admit(identity.attributes())
+            if not decision.allowed:
+                raise DeniedError(decision.reason)
+            self.rate.check(identity.key, caps, question)
         except DeniedError as exc:
-            self._log(trace, None, node, "deny", None, str(exc), question)
+            self._log(trace, identity, node, "deny", None, str(exc), question)
             raise DeniedError(f"{node}: {exc}") from None
-        decision = self.policy.admit(identity.attributes())
-        self._log(trace, identity, node, "allow" if decision.allowed else "deny", decision.policy, decision.reason,
-                  question)
-        if not decision.allowed:
-            raise DeniedError(f"{node}: {decision.reason}")
+        except RateLimitedError as exc:
+            self._log(trace, identity, node, "limit", None, str(exc), question)
+            raise RateLimitedError(f"{node}: {exc}", exc.retry_after_ms) from None
+        self._log(trace, identity, node, "allow", decision.policy, decision.reason, question)
         return identity
+
+    def caps(self, caller: Identity) -> Caps:
+        """The caller's limits at this node."""
+        return self.limits.caps(caller.attributes(), self.policy.limits)
+
+    def limit_k(self, caller: Identity, k: int, path: str, trace: str) -> int:
+        caps = self.caps(caller)
+        if k <= caps.max_passages:
+            return k
+        if self.audit is not None:
+            self.audit.record(trace=trace, sub=caller.sub, iss=caller.iss, node=path or "gateway", decision="cap",
+                              policy=None, reason=f"asked for {k} passages, at most {caps.max_passages} ({caps.source})")
+        return caps.max_passages
 
     def visible(self, caller: Identity, metadata: dict) -> bool:
         return self.policy.visible(caller.attributes(), metadata).allowed

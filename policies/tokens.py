@@ -8,9 +8,11 @@ see :mod:`policies.proof`). It travels in the ``Authorization: Bearer <token>`` 
 :class:`Verifier` checks, in this order: the header's algorithm is on an explicit allowlist (so
 ``none`` and HS256 — including HS256 keyed with a public key — never reach a key), the issuer is in
 the :class:`TrustList`, the key is chosen by ``kid`` from that issuer's key set, the signature, the
-audience, ``exp``/``nbf``/``iat`` with a small leeway, and the required claims' types. Every failure is
-a :class:`~bus.errors.DeniedError` with a short reason that never contains the token. Verified tokens
-are cached until they expire, so the second hop of a question pays a dictionary look-up.
+audience, ``exp``/``nbf``/``iat`` with a small leeway, the required claims' types, and last that the
+issuer may vouch for what the token asserts (:class:`Scope`: an organization's key signs members of
+that organization only, never of another). Every failure is a :class:`~bus.errors.DeniedError` with a
+short reason that never contains the token. Verified tokens are cached until they expire, so the
+second hop of a question pays a dictionary look-up.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ class Identity:
     exp: float = float("inf")
     claims: dict = field(default_factory=dict, compare=False, repr=False)
 
+    @property
+    def key(self) -> str:
+        """Who this is, for counting what they ask (``""`` for :data:`ANONYMOUS`: nobody in particular)."""
+        return f"{self.iss}|{self.sub}" if self.iss else ""
+
     def attributes(self) -> dict[str, list[str]]:
         """Each attribute a policy may require, as a list of values."""
         return {"sub": [self.sub], "org": [self.org], "role": [self.role], "dept": [self.dept],
@@ -83,20 +90,71 @@ def issue(key, *, user: dict, issuer: str, audience: str, jkt: str, ttl_s: float
 
 KeySource = Path | str | Callable[[], Awaitable[dict]]
 
+#: Attributes an issuer may assert only the values its scope lists (none when it lists none): the ones
+#: that reach across organizations. Any other attribute (``role``, ``dept``) is the issuer's own
+#: organization's business unless its scope lists values for it too.
+LISTED_ONLY = ("affiliations",)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one issuer may vouch for.
+
+    Attributes:
+        orgs: the organizations whose members it signs (``org`` must be one of them).
+        vouches: per attribute, the values it may assert; an attribute of :data:`LISTED_ONLY` not
+            listed here may hold no value at all, any other attribute not listed may hold any value.
+    """
+
+    orgs: frozenset[str]
+    vouches: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, orgs, vouches: dict[str, list[str]] | None = None) -> "Scope":
+        return cls(frozenset(orgs), {name: frozenset(values) for name, values in (vouches or {}).items()})
+
+    def unmet(self, identity: "Identity") -> str | None:
+        """The first thing ``identity`` asserts that this issuer may not vouch for, as a phrase, or ``None``."""
+        if identity.org not in self.orgs:
+            return f"org={identity.org}"
+        for name, values in identity.attributes().items():
+            if name in ("sub", "org", "iss"):
+                continue
+            allowed = self.vouches.get(name)
+            if allowed is None and name not in LISTED_ONLY:
+                continue
+            beyond = [value for value in values if value and value not in (allowed or frozenset())]
+            if beyond:
+                return f"{name}={beyond[0]}"
+        return None
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """One trusted issuer: where its public key set comes from, and what it may vouch for."""
+
+    keys: KeySource
+    scope: Scope
+
 
 class TrustList:
-    """Which issuers are trusted, and where each one's public key set comes from.
+    """Which issuers are trusted, where each one's public key set comes from, and what each may vouch for.
 
-    A source is a local JWKS file, an ``https://`` URL (an identity provider's ``jwks_uri``), or an
+    A key source is a local JWKS file, an ``https://`` URL (an identity provider's ``jwks_uri``), or an
     async callable returning a JWKS (how keys are fetched over the bus). Sets from URLs and callables
     are cached for :data:`KEYS_TTL_S`, and fetched again at once (at most every few seconds) when a
     token names a ``kid`` the cached set lacks, so a key rotation takes effect without a restart.
     """
 
-    def __init__(self, sources: dict[str, KeySource]) -> None:
-        self.sources = dict(sources)
+    def __init__(self, issuers: dict[str, Trusted]) -> None:
+        self.issuers = dict(issuers)
+        self.sources = {name: trusted.keys for name, trusted in self.issuers.items()}
         self._cache: dict[str, tuple[float, KeySet]] = {}
         self._lock = asyncio.Lock()
+
+    def scope(self, issuer: str) -> Scope:
+        """What ``issuer`` may vouch for (a trusted one: see :meth:`key_set`)."""
+        return self.issuers[issuer].scope
 
     def __contains__(self, issuer: str) -> bool:
         return issuer in self.sources
@@ -203,6 +261,9 @@ class Verifier:
         except JoseError:
             raise DeniedError("signature does not verify") from None
         identity = self._check_claims(decoded.claims, issuer, now)
+        beyond = self.trust.scope(issuer).unmet(identity)
+        if beyond is not None:
+            raise DeniedError(f"issuer {issuer[:80]!r} may not vouch for {beyond[:80]}")
         self.misses += 1
         self._cache[token] = identity
         if len(self._cache) > self._cache_size:

@@ -139,7 +139,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    secure = FederationSpec.load(prepare(Path(args.state_dir)))
+    # one person asking back to back: the demo's spec with the limits of load tests (nodes.demo.access.LOAD_LIMITS)
+    secure = FederationSpec.load(prepare(Path(args.state_dir), load=True))
     spec = FederationSpec.load(prepare(Path(args.state_dir), secure=False))
     build_leaves(spec)
     questions = json.loads((Path(args.state_dir) / "corpus" / "questions.json").read_text())

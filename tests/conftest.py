@@ -107,3 +107,18 @@ async def secure_federation(nats_server, demo_spec, embedder):
     await federation.start()
     yield federation
     await federation.stop()
+
+
+@pytest.fixture
+async def secure(demo_spec, embedder):
+    """(the federation, the broker's URL): the demo with identities, in this process, on a broker whose
+    configuration gives every organization, gateway and person a user of their own."""
+    from nodes.run.brokers import embedded_broker
+    from nodes.run.federation import Federation
+
+    with embedded_broker(demo_spec, demo_spec.federation.state_dir / "js-identity") as server:
+        federation = Federation(demo_spec, server.url, processes=False, verbose=False,
+                                embedder_factory=lambda: embedder)
+        await federation.start()
+        yield federation, server.url
+        await federation.stop()

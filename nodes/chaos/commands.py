@@ -57,6 +57,20 @@ def add_commands(sub, spec_default: str | None) -> None:
                    "answer and summaries (default 0: evidence only)")
     p.set_defaults(run=cmd_load)
 
+    p = sub.add_parser("flood", help="one signed-in user floods fed.ask with malformed and oversized asks while "
+                       "another asks every 200 ms", description="A flooder process sends --count malformed, oversized "
+                       "and bulk asks as one user (--as) while another user (--honest) asks every 200 ms; prints how the "
+                       "honest answers fared (by the deadline, full coverage, p50/p99) and the flood's replies by kind. "
+                       "Exits 4 if an honest question went unanswered by its deadline. With no --nats it starts the demo "
+                       "federation (a process per organization and a gateway process).")
+    _target_options(p, spec_default, "a running federation's broker (default: start the demo)")
+    p.add_argument("--count", type=int, default=20_000, help="flood messages (default 20000)")
+    p.add_argument("--as", dest="as_user", default="B.nurse", help="the flooding user (default B.nurse)")
+    p.add_argument("--honest", default="A.phys.neur", help="the user asking meanwhile (default A.phys.neur)")
+    p.add_argument("--rate", type=float, default=0.0, help="flood messages a second (default: as fast as the flooder "
+                   "can send them)")
+    p.set_defaults(run=cmd_flood)
+
 
 def _target_options(p: argparse.ArgumentParser, spec_default: str | None, nats_help: str) -> None:
     """The options both commands share: which federation, which questions, as whom, by when."""
@@ -68,10 +82,11 @@ def _target_options(p: argparse.ArgumentParser, spec_default: str | None, nats_h
     p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
 
 
-def _spec(args) -> FederationSpec:
-    """The running federation's spec with ``--nats``, else the demo's (written if needed)."""
+def _spec(args, load: bool = False) -> FederationSpec:
+    """The running federation's spec with ``--nats``, else the demo's (written if needed; ``load``: with the
+    limits of load tests, :data:`nodes.demo.access.LOAD_LIMITS`)."""
     if not args.nats:
-        return FederationSpec.load(prepare(Path(args.state_dir).resolve()))
+        return FederationSpec.load(prepare(Path(args.state_dir).resolve(), load=load))
     if not args.spec:
         raise SpecError("--nats URL needs the running federation's spec: --spec SPEC (or FEDRAG_SPEC)")
     return FederationSpec.load(Path(args.spec))
@@ -121,18 +136,10 @@ async def cmd_load(args) -> int:
     from nodes.chaos import load
 
     levels = _counts(args.clients)
-    spec = _spec(args)
+    spec = _spec(args, load=True)  # each client asks as one person, back to back: within limits made for that
     questions, users = _asking(args, spec)
     async with contextlib.AsyncExitStack() as stack:
-        if args.nats:
-            url = args.nats
-        else:
-            server = stack.enter_context(embedded_broker(spec))
-            federation = Federation(spec, server.url, units=[*one_per_org(spec), Unit("gateway")], verbose=False)
-            _say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
-            stack.push_async_callback(federation.stop)
-            await federation.start()
-            url = broker.client_url(server.url, spec.federation.state_dir)
+        url = await _federation(args, spec, stack)
         asked = "an extractive answer every " + str(args.answer_every) if args.answer_every else "evidence only"
         _say(f"warming up ({max(levels)} clients, 2 s); questions ask for {asked}, deadline "
              f"{args.deadline_ms or spec.federation.deadline_ms} ms")
@@ -153,6 +160,38 @@ async def cmd_load(args) -> int:
     if args.soak:
         print(load.memory_report(names, before, after, len(soaked.queries)))
     return 4 if any(r.lost for r in results) else 0
+
+
+async def cmd_flood(args) -> int:
+    from nodes.chaos import flood
+    from nodes.run.federation import sign_in
+
+    if args.count < 1:
+        raise SpecError(f"--count {args.count}: expected a positive number of messages")
+    spec = _spec(args)
+    if spec.identity is None:
+        raise SpecError(f"{spec.source} has no [identity] table: a flood by one signed-in user needs identities")
+    flooder, honest = sign_in(spec, args.as_user), sign_in(spec, args.honest)
+    async with contextlib.AsyncExitStack() as stack:
+        url = await _federation(args, spec, stack)
+        _say(f"flooding fed.ask with {args.count} messages as {args.as_user} while {args.honest} asks every 200 ms…")
+        report = await flood.run(url, flooder, honest, args.count, rate=max(args.rate, 0.0),
+                                 deadline_ms=args.deadline_ms or spec.federation.deadline_ms)
+    print(report.text())
+    return 0 if report.by_deadline == report.asked else 4
+
+
+async def _federation(args, spec: FederationSpec, stack: contextlib.AsyncExitStack) -> str:
+    """The broker URL of the federation to act on: ``--nats``, or the demo started here (a process per
+    organization and a gateway process), stopped when ``stack`` closes."""
+    if args.nats:
+        return args.nats
+    server = stack.enter_context(embedded_broker(spec))
+    federation = Federation(spec, server.url, units=[*one_per_org(spec), Unit("gateway")], verbose=False)
+    _say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
+    stack.push_async_callback(federation.stop)
+    await federation.start()
+    return broker.client_url(server.url, spec.federation.state_dir)
 
 
 def _counts(text: str) -> list[int]:

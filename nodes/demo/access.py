@@ -60,6 +60,40 @@ GATES = {
 }
 
 
+#: What one person may read of the demo in one question: physicians and researchers 50 passages, other staff 20.
+MAX_PASSAGES = {"physician": 50, "researcher": 50, "nurse": 20, "technician": 20, "admin": 20}
+
+
+#: What load tests and benchmarks let one person ask (each of their clients asks as one of the eight
+#: users, back to back): the demo's own limits are a person's.
+LOAD_LIMITS = {"max_questions_per_minute": 60_000, "concurrent_per_person": 64}
+
+
+def limits_table(load: bool = False) -> list[str]:
+    """The ``[limits]`` table: :data:`MAX_PASSAGES` per role, the rest at their defaults (or, for load
+    tests, :data:`LOAD_LIMITS`)."""
+    fewer = sorted(role for role, n in MAX_PASSAGES.items() if n < max(MAX_PASSAGES.values()))
+    listed = ", ".join(f'"{role}"' for role in fewer)
+    return ["[limits]", f"max_passages = {max(MAX_PASSAGES.values())}",
+            *([f"{key} = {value}" for key, value in LOAD_LIMITS.items()] if load else []),
+            f'rules = [{{name = "staff-reads-less", require = {{role = [{listed}]}}, '
+            f"max_passages = {min(MAX_PASSAGES.values())}}}]", ""]
+
+
+def trust_tables() -> list[str]:
+    """What each hospital's own sign-in may vouch for beyond its members: the affiliations its users hold
+    (A.phys.neur's ``C_neuro``, hospital C's neurology affiliation, is hospital A's to assert)."""
+    held: dict[str, set[str]] = {}
+    for _, _, org, _, _, affiliations in USERS:
+        held.setdefault(org, set()).update(affiliations)
+    lines = []
+    for org, affiliations in sorted(held.items()):
+        if affiliations:
+            listed = ", ".join(f'"{a}"' for a in sorted(affiliations))
+            lines += [f'[identity.trust."fedrag:{org}"]', f"vouches = {{affiliations = [{listed}]}}", ""]
+    return lines
+
+
 def user_tables() -> list[str]:
     """The ``[users.*]`` tables of the eight users."""
     lines = []

@@ -350,6 +350,9 @@ async def cmd_explain(args) -> int:
             if path not in policies:
                 raise SpecError(f"no node {path!r} in {spec.source}")
             print(explain(f"{uid} ({spec.users[uid].name})", people[uid], path, policies))
+        caps = spec.limits.caps(people[uid], policies[args.node].limits if args.node else [])
+        print(f"{uid} may read {caps.max_passages} passages a question and ask {caps.max_questions_per_minute} "
+              f"questions a minute ({caps.source})")
         return 0
     print(matrix_text(people, policies, {uid: u.name or uid for uid, u in spec.users.items()}))
     return 0

@@ -35,6 +35,7 @@ from bus.connection import Link, connect, drain
 from bus.errors import FedragError, SpecError, StoreError
 from bus.subjects import ASK
 from nodes.data import embedder as emb
+from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.gateway import Gateway
 from nodes.leaf import Leaf
@@ -63,7 +64,7 @@ def make_access(spec: FederationSpec) -> Access | None:
     if spec.identity is None:
         return None
     return Access(spec.identity, federation=spec.federation.name, orgs=list(spec.orgs),
-                  state_dir=spec.federation.state_dir)
+                  state_dir=spec.federation.state_dir, limits=spec.limits)
 
 
 async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
@@ -96,7 +97,8 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
             summarizer = None if node.summarize == "none" else Summarizer(
                 node.summarize, llm=llm, budget_tokens=settings.summary_tokens, min_score=settings.summary_min_score)
             nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate, summarizer=summarizer,
-                                leaves={child: spec.count_leaves(child) for child in children}))
+                                leaves={child: spec.count_leaves(child) for child in children},
+                                admission=Admission(spec.limits)))
             continue
         try:
             store, outcome, report = await loop.run_in_executor(None, lambda: open_leaf(
@@ -117,7 +119,8 @@ async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callabl
         if node.ingest:
             release = emb.release if embedder_factory is emb.shared and not keep_model else None
             ingestor = Ingestor(path, store, embedder_factory, release=release)
-        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor))
+        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor,
+                          admission=Admission(spec.limits)))
     return nodes
 
 
@@ -181,7 +184,7 @@ def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared, 
     return Gateway(list(spec.orgs), embedder_factory, k=settings.k, fetch_k=settings.fetch_k,
                    default_budget_ms=settings.deadline_ms, leaves={o: spec.count_leaves(o) for o in spec.orgs},
                    gate=gate, subject=f"{ASK}.{org}" if org else ASK, answer_min_score=settings.answer_min_score,
-                   llm=make_llm(spec))
+                   llm=make_llm(spec), admission=Admission(spec.limits))
 
 
 def broker_options(spec: FederationSpec, user: str) -> dict:

@@ -43,7 +43,8 @@ Relative paths are relative to the spec file. A router may summarize what its su
 
 Identities and access are optional: an ``[identity]`` table, ``[users.<id>]`` tables for development
 sign-in (:mod:`policies.access`), and on any node ``gate = [...]``, ``default`` and, on leaves,
-``documents = [...]`` (:mod:`policies.abac`)::
+``documents = [...]`` (:mod:`policies.abac`). What one person may ask and read, and what a node takes
+on at once, is the ``[limits]`` table, and ``limits = [...]`` rules on any node (:mod:`policies.limits`)::
 
     [identity]
     audience = "fedrag:demo"
@@ -75,6 +76,8 @@ from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.sync import DataSource
 from policies.abac import DocumentRule, NodePolicy, Policy
 from policies.access import IdentitySettings, UserSpec
+from policies.limits import LimitRule, Limits
+from policies.tokens import Identity
 from summarizer.llm import LLMSettings
 
 
@@ -102,6 +105,7 @@ class NodeSpec(BaseModel):
     documents: list[DocumentRule] = Field(default_factory=list)
     summarize: Literal["none", "extractive", "llm"] = "none"
     summaries_only: bool | list[Policy] = False
+    limits: list[LimitRule] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _leaf_or_router(self) -> "NodeSpec":
@@ -130,7 +134,7 @@ class NodeSpec(BaseModel):
     def policy(self) -> NodePolicy:
         """This node's policies, as its gate enforces them."""
         return NodePolicy(gate=self.gate, default=self.default, documents=self.documents,
-                          summaries_only=self.summaries_only)
+                          summaries_only=self.summaries_only, limits=self.limits)
 
 
 class Settings(BaseModel):
@@ -161,6 +165,7 @@ class FederationSpec(BaseModel):
     federation: Settings = Field(default_factory=Settings)
     llm: LLMSettings | None = None
     identity: IdentitySettings | None = None
+    limits: Limits = Field(default_factory=Limits)
     users: dict[str, UserSpec] = Field(default_factory=dict)
     orgs: dict[str, NodeSpec] = Field(min_length=1)
     source: Path | None = Field(None, exclude=True)
@@ -170,6 +175,13 @@ class FederationSpec(BaseModel):
         for uid, user in self.users.items():
             if user.org not in self.orgs:
                 raise ValueError(f"user {uid} belongs to {user.org!r}, which is not an organization here")
+        if self.identity is not None:
+            self.identity.check(list(self.orgs))
+            for uid, user in self.users.items():
+                beyond = self.identity.scope(user.org).unmet(self.identity_of(uid))
+                if beyond is not None:
+                    raise ValueError(f"user {uid} has {beyond}, which fedrag:{user.org} may not vouch for "
+                                     f'(list it in [identity.trust."fedrag:{user.org}"] vouches)')
         if self.llm is None:
             for path, node in self.nodes():
                 if node.summarize == "llm":
@@ -188,12 +200,14 @@ class FederationSpec(BaseModel):
         known = ", ".join(f"{uid} ({u.name})" if u.name else uid for uid, u in self.users.items()) or "none"
         raise SpecError(f"no user {name!r} in {self.source} (users: {known})")
 
+    def identity_of(self, uid: str) -> Identity:
+        """The user ``uid`` as nodes see them once signed in (their verified token's claims)."""
+        u = self.users[uid]
+        return Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations))
+
     def attributes(self, uid: str) -> dict[str, list[str]]:
         """What policies see of the user ``uid`` once signed in (their verified token's attributes)."""
-        from policies.tokens import Identity
-
-        u = self.users[uid]
-        return Identity(sub=uid, org=u.org, role=u.role, dept=u.dept, affiliations=tuple(u.affiliations)).attributes()
+        return self.identity_of(uid).attributes()
 
     def policies(self) -> dict[str, NodePolicy]:
         """Every node's policies, by path."""

@@ -19,37 +19,11 @@ from bus.connection import connect
 from bus.messages import AskRequest, ErrorInfo, Query
 from bus.subjects import query_subject
 from nodes.data.baseline import CentralIndex
-from nodes.run.brokers import embedded_broker
 from nodes.run.federation import sign_in
 from nodes.demo.access import MATRIX
-from nodes.run.federation import Federation
 from policies import broker
 
-QUESTION = "Which patients had a stroke or a seizure?"
-
-
-@pytest.fixture
-async def secure(demo_spec, embedder):
-    """(the federation, the broker's URL) with per-user broker permissions."""
-    with embedded_broker(demo_spec, demo_spec.federation.state_dir / "js-identity") as server:
-        federation = Federation(demo_spec, server.url, processes=False, verbose=False,
-                                embedder_factory=lambda: embedder)
-        await federation.start()
-        yield federation, server.url
-        await federation.stop()
-
-
-async def asker(url, spec, user):
-    creds = sign_in(spec, user)
-    return creds, await connect(url, f"test-{user}", **creds.connect_options())
-
-
-async def ask_as(url, spec, user, question=QUESTION, **options):
-    creds, nc = await asker(url, spec, user)
-    try:
-        return await ask(nc, AskRequest(question=question, **options), headers=creds.headers(question))
-    finally:
-        await nc.drain()
+from tests.helpers import QUESTION, ask_as, asker
 
 
 @pytest.mark.parametrize("user", list(MATRIX))
@@ -101,11 +75,19 @@ def _forge(token: str, kind: str) -> str:
 
 
 ATTACKS = ["forged signature", "expired", "unknown issuer", "wrong audience", "alg none", "hs256 with the public key",
-           "missing token", "claims edited to another org"]
+           "missing token", "claims edited to another org", "another org's key minting hospital_a",
+           "an affiliation its issuer may not assert"]
 REASONS = {"forged signature": "signature does not verify", "expired": "token expired", "unknown issuer": "unknown issuer",
            "wrong audience": "audience mismatch", "alg none": "'none' is not allowed",
            "hs256 with the public key": "'HS256' is not allowed", "missing token": "missing token",
-           "claims edited to another org": "signature does not verify"}
+           "claims edited to another org": "signature does not verify",
+           "another org's key minting hospital_a": "'fedrag:hospital_b' may not vouch for org=hospital_a",
+           "an affiliation its issuer may not assert": "'fedrag:hospital_b' may not vouch for affiliations=C_neuro"}
+
+
+MINTED = {"another org's key minting hospital_a": {"sub": "M1", "org": "hospital_a", "role": "physician"},
+          "an affiliation its issuer may not assert": {"sub": "M2", "org": "hospital_b", "role": "physician",
+                                                       "affiliations": ["C_neuro"]}}
 
 
 def _attack_headers(creds, kind, question, demo_spec):
@@ -122,6 +104,9 @@ def _attack_headers(creds, kind, question, demo_spec):
         token = issue(key, user=user, issuer="fedrag:elsewhere", audience="fedrag:demo", jkt=creds.key.thumbprint)
     elif kind == "wrong audience":
         token = issue(key, user=user, issuer="fedrag:hospital_a", audience="fedrag:other", jkt=creds.key.thumbprint)
+    elif kind in MINTED:  # hospital B's own key, its own issuer: a genuine signature asserting too much
+        token = issue(org_key(demo_spec.federation.state_dir, "hospital_b"), user=MINTED[kind], issuer="fedrag:hospital_b",
+                      audience="fedrag:demo", jkt=creds.key.thumbprint)
     elif kind == "missing token":
         del headers["Authorization"]
         return headers
@@ -154,6 +139,33 @@ async def test_bad_credentials_get_nothing_anywhere_while_others_are_served(secu
         assert error.type == "denied" and REASONS[kind] in error.reason
     finally:
         await org.drain()
+
+
+@pytest.mark.parametrize("kind", list(MINTED))
+async def test_a_token_asserting_what_its_issuer_may_not_is_denied_at_every_node(secure, demo_spec, embedder, kind):
+    """Whatever subject it is sent to, as the organization that would forward it: no passage, every node
+    says why, and every node's organization audits the refusal."""
+    _, url = secure
+    creds = sign_in(demo_spec, "B.phys")
+    query = Query.with_vector(embedder.embed_one(QUESTION), question=QUESTION, model=embedder.fingerprint, k=50)
+    state = demo_spec.federation.state_dir
+    gateway = await connect(url, "forwarder-gateway", **broker.connect_options(state, broker.GATEWAY))
+    for org in demo_spec.orgs:
+        router = await connect(url, f"forwarder-{org}", **broker.connect_options(state, broker.org_user(org)))
+        try:
+            for path, _ in demo_spec.nodes(org):
+                headers = _attack_headers(creds, kind, QUESTION, demo_spec)  # a fresh proof for every node
+                caller = gateway if path == org else router  # who calls an organization, and who calls its units
+                reply = await caller.request(query_subject(path), codec.encode(query), timeout=5, headers=headers)
+                assert reply.headers.get("Fed-Kind") == "error", path
+                error = codec.decode(reply.data, ErrorInfo)
+                assert error.type == "denied" and REASONS[kind] in error.reason, (path, error)
+        finally:
+            await router.drain()
+        audit = (state / "audit" / f"{org}.jsonl").read_text().splitlines()
+        refused = {line["node"] for line in map(json.loads, audit) if REASONS[kind] in line["reason"]}
+        assert refused == {path for path, _ in demo_spec.nodes(org)}, org
+    await gateway.drain()
 
 
 async def test_a_captured_token_and_proof_are_good_for_nothing_else(secure, demo_spec, embedder):

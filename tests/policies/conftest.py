@@ -6,7 +6,7 @@ import pytest
 
 from policies.keys import key_folder, org_key
 from policies.proof import ClientKey
-from policies.tokens import TrustList, Verifier, issue
+from policies.tokens import Scope, Trusted, TrustList, Verifier, issue
 
 AUDIENCE = "fedrag:test"
 
@@ -20,7 +20,8 @@ def state(tmp_path):
 
 @pytest.fixture
 def verifier(state):
-    trust = TrustList({f"fedrag:{org}": key_folder(state, org) / "jwks.json" for org in ("hospital_a", "hospital_b")})
+    trust = TrustList({f"fedrag:{org}": Trusted(key_folder(state, org) / "jwks.json", Scope.of([org]))
+                       for org in ("hospital_a", "hospital_b")})
     return Verifier(trust, AUDIENCE, leeway_s=5)
 
 

@@ -104,3 +104,73 @@ async def test_a_gateway_may_answer_many_messages_to_one_ask(server):
     got = [(await sub.next_msg(timeout=2)).data for _ in range(5)]
     assert got == [f"event {i}".encode() for i in range(5)]
     await asyncio.gather(gw.close(), u1.close())
+
+
+FAKE_INFO = {"type": "io.nats.micro.v1.info_response", "name": "fedrag-leaf", "id": "IMPOSTOR", "version": "0.1.0",
+             "description": "", "metadata": {"role": "leaf", "path": "hospital_a.made_up"},
+             "endpoints": [{"name": "query", "subject": "fed.q.hospital_a.made_up", "queue_group": "q", "metadata": None}]}
+
+
+async def _discovery_by_impostors(connect_as, asker_site=None):
+    """A real node of hospital A answers discovery; each person and ``client`` tries to answer it too, as a
+    node nobody runs. Returns what ``client`` discovers and the impostors' broker errors."""
+    import json
+
+    from nats.micro import add_service
+
+    from bus.client import discover
+
+    node, _ = await connect_as("org_hospital_a")
+    service = await add_service(node, name="fedrag-leaf", version="0.1.0", metadata={"role": "leaf", "path": "hospital_a.real"})
+    await service.add_endpoint(name="query", subject="fed.q.hospital_a.real", handler=lambda request: None)
+    impostors, errors = [], {}
+    for user in ("user_U1", "user_U7", "client"):
+        nc, errors[user] = await connect_as(user)
+
+        async def answer(msg, nc=nc):
+            if msg.reply:
+                await nc.publish(msg.reply, json.dumps(FAKE_INFO).encode())
+
+        for subject in ("$SRV.INFO", "$SRV.>", "$SRV.INFO.fedrag-leaf"):
+            await nc.subscribe(subject, cb=answer)
+        await nc.flush()
+        impostors.append(nc)
+    asker, _ = await connect_as("client")
+    await asyncio.sleep(0.2)  # the refusals of the subscriptions arrive
+    nodes = await discover(asker, timeout=1.0)
+    await asyncio.gather(*(nc.close() for nc in [node, asker, *impostors]))
+    return nodes, errors
+
+
+async def test_only_node_processes_can_answer_discovery(server):
+    nodes, errors = await _discovery_by_impostors(lambda user: as_user(server, user))
+    assert [node.path for node in nodes] == ["hospital_a.real"]
+    for user, seen in errors.items():
+        assert any('subscription to "$srv.info"' in e.lower() for e in seen), user
+        assert any('subscription to "$srv.>"' in e.lower() for e in seen), user
+
+
+@pytest.mark.parametrize("topology", ["supercluster", "leaf"])
+async def test_only_node_processes_can_answer_discovery_across_sites(tmp_path, topology):
+    homes = {"U1": "hospital_a", "U7": "hospital_b"}
+    sites = broker.multisite(tmp_path, topology, {"east": ["hospital_a"], "west": ["hospital_b"]}, {"east": 1, "west": 1},
+                             tmp_path / "sites", issuers=PEOPLE, homes=homes)
+    await asyncio.to_thread(sites.start)
+
+    async def connect_as(user):
+        errors = []
+
+        async def on_error(exc):
+            errors.append(str(exc))
+
+        site = "west" if user in ("user_U7",) else "east"  # U7 is hospital B's; client asks at east
+        nc = await nats.connect(sites.urls(site), error_cb=on_error, allow_reconnect=False,
+                                **broker.connect_options(tmp_path, user, PEOPLE))
+        return nc, errors
+
+    try:
+        nodes, errors = await _discovery_by_impostors(connect_as)
+    finally:
+        sites.stop()
+    assert [node.path for node in nodes] == ["hospital_a.real"]
+    assert all(any('subscription to "$srv.info"' in e.lower() for e in seen) for seen in errors.values()), errors

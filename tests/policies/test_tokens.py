@@ -98,3 +98,41 @@ async def test_forgeries_are_denied_with_their_reason(state, verifier, client_ke
         await verifier.verify(token)
     if token:
         assert token not in str(caught.value), "the reason never repeats the token"
+
+
+def _minted(state, client_key, signer: str, **user):
+    """A token signed with organization ``signer``'s own key under its own issuer, asserting ``user``."""
+    from policies.tokens import issue
+
+    claims = {"sub": "M1", "org": signer, "role": "physician", "dept": "", "affiliations": [], **user}
+    return issue(org_key(state, signer), user=claims, issuer=f"fedrag:{signer}", audience="fedrag:test",
+                 jkt=client_key.thumbprint)
+
+
+@pytest.mark.parametrize("asserts, reason", [
+    ({"org": "hospital_a"}, "may not vouch for org=hospital_a"),
+    ({"affiliations": ["C_neuro"]}, "may not vouch for affiliations=C_neuro"),
+])
+async def test_an_issuer_vouches_only_for_its_own_organization_and_listed_values(state, verifier, client_key,
+                                                                                 asserts, reason):
+    token = _minted(state, client_key, "hospital_b", **asserts)  # a genuine signature by a trusted key
+    with pytest.raises(DeniedError, match=reason):
+        await verifier.verify(token)
+    with pytest.raises(DeniedError, match=reason):  # refused again, not remembered as verified
+        await verifier.verify(token)
+    assert verifier.misses == 0
+
+
+async def test_an_issuers_scope_lists_what_it_may_assert(state, client_key):
+    from policies.keys import key_folder
+    from policies.tokens import Scope, Trusted, TrustList, Verifier
+
+    jwks = key_folder(state, "hospital_b") / "jwks.json"
+    scope = Scope.of(["hospital_b"], {"affiliations": ["C_neuro"], "role": ["nurse"]})
+    verifier = Verifier(TrustList({"fedrag:hospital_b": Trusted(jwks, scope)}), "fedrag:test")
+    identity = await verifier.verify(_minted(state, client_key, "hospital_b", role="nurse", affiliations=["C_neuro"]))
+    assert identity.affiliations == ("C_neuro",)
+    with pytest.raises(DeniedError, match="may not vouch for role=physician"):
+        await verifier.verify(_minted(state, client_key, "hospital_b", role="physician"))
+    with pytest.raises(DeniedError, match="may not vouch for affiliations=B_trial"):
+        await verifier.verify(_minted(state, client_key, "hospital_b", role="nurse", affiliations=["C_neuro", "B_trial"]))

@@ -25,3 +25,4 @@ def test_fedrag_explain_prints_the_matrix_and_a_reason(demo_dir):
     why = run("explain", str(demo_dir / "demo.toml"), "--user", "A.tech.rad", "--node", "hospital_a.medicine")
     assert "U4 (A.tech.rad) is denied at hospital_a.medicine" in why.stdout
     assert "role=technician is not one of physician,nurse" in why.stdout
+    assert "U4 may read 20 passages a question and ask 600 questions a minute (staff-reads-less)" in why.stdout

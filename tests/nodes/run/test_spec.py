@@ -40,6 +40,15 @@ data = "e.jsonl"
     ('[orgs.a]\ndata = "x"\ntypo = 1\n', "typo"),
     ("[federation]\n", "orgs"),
     ("not = [toml", "not valid TOML"),
+    ('[identity.trust]\n"https://idp.example" = "https://idp.example/certs"\n[orgs.a]\ndata = "x"\n',
+     "the organizations it speaks for"),
+    ('[identity.trust."https://idp.example"]\nkeys = "certs.json"\n[orgs.a]\ndata = "x"\n', "'orgs'"),
+    ('[identity.trust."https://idp.example"]\nkeys = "c.json"\norgs = ["b"]\n[orgs.a]\ndata = "x"\n',
+     "b is not an organization"),
+    ('[identity.trust."fedrag:a"]\norgs = ["a", "b"]\n[orgs.a]\ndata = "x"\n', "give only 'vouches'"),
+    ('[identity.trust."fedrag:z"]\nvouches = {role = ["x"]}\n[orgs.a]\ndata = "x"\n', "'z' is not an organization"),
+    ('[identity]\n[users.U1]\norg = "a"\nrole = "physician"\naffiliations = ["C_neuro"]\n[orgs.a]\ndata = "x"\n',
+     "user U1 has affiliations=C_neuro, which fedrag:a may not vouch for"),
 ])
 def test_bad_specs_name_the_problem(tmp_path, text, message):
     with pytest.raises(SpecError, match=message):
