@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install $(PIP_QUIET) --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 	$(PY) -m pip install $(PIP_QUIET) torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
 	$(PY) -m pip install $(PIP_QUIET) -e '.[dev,names,llm]' 2>&1 | grep -v '^WARNING: Location' || true
-	$(PY) -c "import torch, hnswlib, nats, nodes.run.cli" # fails loudly if the install above did not work
+	$(PY) -c "import torch, hnswlib, nats, nodes.cli" # fails loudly if the install above did not work
 	touch $(STAMP)
 
 install: $(STAMP)

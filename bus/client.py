@@ -25,9 +25,9 @@ from nats.micro.service import ServiceInfo, ServiceStats
 
 from bus import codec
 from bus import headers as h
-from bus.errors import BrokerError, FedragError
+from bus.errors import AskError, BrokerError, GatewayLost, NoGatewayYet
 from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, OrgResult, Restarted
-from bus.subjects import ASK
+from bus.subjects import ASK, discovery_subject, query_subject
 
 #: How long past its deadline a caller waits for the gateway's final message.
 SLACK_MS = 2_000.0
@@ -66,38 +66,14 @@ async def ask(nc: Client, request: AskRequest, *, headers: Headers = None,
     raise BrokerError("the gateway's stream ended without an answer")
 
 
-class AskError(FedragError):
-    """The gateway answered with an error reply."""
-
-    def __init__(self, error: ErrorInfo) -> None:
-        again = f" (try again in {error.retry_after_ms / 1000.0:.2g} s)" if error.retry_after_ms else ""
-        super().__init__(f"{error.type}: {error.reason}{again}")
-        self.error = error
-        self.wire_type = error.type
-
-    @property
-    def retry_after_ms(self) -> float | None:
-        """When the gateway said to try again, for a refusal for now (``overloaded``, ``rate_limited``)."""
-        return self.error.retry_after_ms
-
-
-class GatewayLost(BrokerError):
-    """The gateway answering a question went silent (it died, or its connection did)."""
-
-
-class _NoGatewayYet(GatewayLost):
-    """Asked again after a gateway went silent, and no gateway serves the subject at this instant."""
-
-
 #: How long a question asked again waits before a third try when no gateway served it at once.
 REASK_PAUSE_S = 0.25
-
 
 #: What the gateway streams for one question: each organization's result, checked sentences of an
 #: LLM answer as they are written, and last the :class:`~bus.messages.Answer`; and, from
 #: :func:`events` itself, :class:`~bus.messages.Restarted` when the question had to be asked again.
 Event = Union[OrgResult, AnswerDelta, Restarted, Answer]
-_EVENT_MODELS = {"org_result": OrgResult, "answer_delta": AnswerDelta}
+_EVENT_MODELS = {h.Kind.ORG_RESULT: OrgResult, h.Kind.ANSWER_DELTA: AnswerDelta}
 
 
 async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
@@ -140,7 +116,7 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
         finally:
             await stream.aclose()  # now, not whenever the event loop finalizes it (the connection may be gone)
         yield Restarted(reason=str(lost), attempt=attempt + 1)
-        if isinstance(lost, _NoGatewayYet):  # a gateway coming back (its connection renewed): give it a moment
+        if isinstance(lost, NoGatewayYet):  # a gateway coming back (its connection renewed): give it a moment
             await asyncio.sleep(REASK_PAUSE_S)
 
 
@@ -187,7 +163,7 @@ async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | No
     replies = await _Inbox(nc).open()
     try:
         await nc.publish(subject, codec.encode(request), reply=replies.subject,
-                         headers={h.KIND: "ask", h.TRACE: h.new_trace(), **(headers or {})})
+                         headers={h.KIND: h.Kind.ASK, h.TRACE: h.new_trace(), **(headers or {})})
         while True:
             remaining = deadline - time.monotonic()
             silence = SILENCE_MS / 1000.0
@@ -200,12 +176,12 @@ async def _attempt(nc: Client, request: AskRequest, headers: dict[str, str] | No
             msg_headers = msg.headers or {}
             if msg_headers.get("Status") == "503":
                 if retrying:  # the gateway that went silent may be renewing its connection
-                    raise _NoGatewayYet(f"no gateway is serving {subject} at the moment")
+                    raise NoGatewayYet(f"no gateway is serving {subject} at the moment")
                 raise BrokerError(f"no gateway is serving {subject} (is the federation running?)")
             kind = msg_headers.get(h.KIND)
-            if kind == "heartbeat":
+            if kind == h.Kind.HEARTBEAT:
                 continue
-            if kind == "error":
+            if kind == h.Kind.ERROR:
                 raise AskError(codec.decode(msg.data, ErrorInfo))
             if kind in _EVENT_MODELS:
                 yield codec.decode(msg.data, _EVENT_MODELS[kind])
@@ -302,7 +278,8 @@ def _parse(kind, replies: list[dict]) -> list:
 
 async def discover(nc: Client, timeout: float = 0.5) -> list[Node]:
     """Every fedrag node answering ``$SRV.INFO`` within ``timeout``, with its stats, sorted by path."""
-    infos, stats = await asyncio.gather(_gather(nc, "$SRV.INFO", timeout), _gather(nc, "$SRV.STATS", timeout))
+    infos, stats = await asyncio.gather(_gather(nc, discovery_subject("INFO"), timeout),
+                                        _gather(nc, discovery_subject("STATS"), timeout))
     by_id = {s.id: s for s in _parse(ServiceStats, stats)}
     nodes = [Node(info, by_id.get(info.id)) for info in _parse(ServiceInfo, infos) if info.name.startswith("fedrag-")]
     return sorted(nodes, key=lambda n: (n.path, n.info.id))
@@ -327,7 +304,7 @@ def missing(nodes: list[Node], expected: Iterable[str] = ()) -> dict[str, str]:
     wanted = {subject: "the spec" for subject in expected}
     for node in nodes:
         for child in filter(None, node.info.metadata.get("children", "").split(",")):
-            wanted.setdefault(f"fed.q.{child}", node.subject)
+            wanted.setdefault(query_subject(child), node.subject)
     return {subject: by for subject, by in sorted(wanted.items()) if subject not in serving}
 
 

@@ -10,6 +10,9 @@ Hierarchy::
     │   └── TooLargeError    a message to send would exceed the size bound
     ├── ModelMismatchError   a query was embedded with another model than the leaf's index
     ├── BrokerError          the nats-server binary could not be found, started or reached
+    │   └── GatewayLost      the gateway answering a question went silent
+    │       └── NoGatewayYet asked again, and no gateway serves the subject at this instant
+    ├── AskError             the gateway answered a question with an error reply (its ``type``)
     ├── StoreError           a leaf's data file, saved documents or index are unreadable
     ├── DeniedError          a policy refused the caller at this node
     ├── ExpiredError         the request arrived after its budget had run out
@@ -25,6 +28,11 @@ silence.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bus.messages import ErrorInfo
 
 
 class FedragError(Exception):
@@ -74,6 +82,30 @@ class BrokerError(FedragError):
     """The nats-server binary could not be found, started, or reached."""
 
     wire_type = "broker"
+
+
+class GatewayLost(BrokerError):
+    """The gateway answering a question went silent (it died, or its connection did)."""
+
+
+class NoGatewayYet(GatewayLost):
+    """Asked again after a gateway went silent, and no gateway serves the subject at this instant (one may
+    be renewing its connection)."""
+
+
+class AskError(FedragError):
+    """The gateway answered with an error reply: :attr:`error` is it, and its type the wire type."""
+
+    def __init__(self, error: "ErrorInfo") -> None:
+        again = f" (try again in {error.retry_after_ms / 1000.0:.2g} s)" if error.retry_after_ms else ""
+        super().__init__(f"{error.type}: {error.reason}{again}")
+        self.error = error
+        self.wire_type = error.type
+
+    @property
+    def retry_after_ms(self) -> float | None:
+        """When the gateway said to try again, for a refusal for now (``overloaded``, ``rate_limited``)."""
+        return self.error.retry_after_ms
 
 
 class StoreError(FedragError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from enum import StrEnum
 
 from bus.errors import ValidationError
 
@@ -17,7 +18,7 @@ from bus.errors import ValidationError
 BUDGET = "Fed-Budget-Ms"
 #: Trace id shared by every message of one question.
 TRACE = "Fed-Trace"
-#: The message kind: ``query``, ``result``, ``error``, ``ask``, ``org_result``, ``final``.
+#: The message kind: one of :class:`Kind`.
 KIND = "Fed-Kind"
 #: The caller's credentials, ``Bearer <token>``; forwarded unchanged, verified by every node.
 AUTHORIZATION = "Authorization"
@@ -34,11 +35,33 @@ MAX_VALUE_CHARS = 8_192
 MAX_TOTAL_CHARS = 16_384
 
 _TRACE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-_KINDS = {"query", "result", "error", "ask", "org_result", "final", "event"}
+
+
+class Kind(StrEnum):
+    """What a message is, in its :data:`KIND` header: every kind the wire carries."""
+
+    #: a client's question to a gateway (:class:`bus.messages.AskRequest`)
+    ASK = "ask"
+    #: a query down the tree (:class:`bus.messages.Query`)
+    QUERY = "query"
+    #: a node's answer to a query (:class:`bus.messages.SearchResult`)
+    RESULT = "result"
+    #: an error reply (:class:`bus.messages.ErrorInfo`)
+    ERROR = "error"
+    #: streamed by a gateway: one organization's result (:class:`bus.messages.OrgResult`)
+    ORG_RESULT = "org_result"
+    #: streamed by a gateway: the next checked sentences of an answer (:class:`bus.messages.AnswerDelta`)
+    ANSWER_DELTA = "answer_delta"
+    #: streamed by a gateway while it works (:class:`bus.messages.Heartbeat`)
+    HEARTBEAT = "heartbeat"
+    #: a gateway's last message: the answer (:class:`bus.messages.Answer`)
+    FINAL = "final"
+
+
 _SHAPES = {
     TRACE: (lambda v: bool(_TRACE.match(v)), "a trace id of 1 to 64 characters from A-Z a-z 0-9 _ . : -"),
     BUDGET: (lambda v: len(v) <= 32, "a number of milliseconds"),
-    KIND: (lambda v: v in _KINDS, f"one of {', '.join(sorted(_KINDS))}"),
+    KIND: (lambda v: v in Kind.__members__.values(), f"one of {', '.join(sorted(Kind))}"),
 }
 
 

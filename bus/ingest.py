@@ -27,7 +27,7 @@ from pydantic import Field
 from bus import codec
 from bus.errors import BrokerError
 from bus.messages import Scalar, _Model
-from bus.subjects import INGEST_PREFIX, ingest_subject, org_of
+from bus.subjects import INGEST_PREFIX, below, ingest_subject, org_of
 
 #: Header naming where the leaf reports what it did with a batch.
 REPORT = "Fed-Report"
@@ -50,8 +50,22 @@ def durable_name(path: str) -> str:
     return "leaf_" + path.replace(".", "__")
 
 
+def stream_subjects(org: str) -> list[str]:
+    """The subjects ``org``'s stream holds: ``fed.ingest.<org>`` and everything under it."""
+    root = f"{INGEST_PREFIX}.{org}"
+    return [root, below(root)]
+
+
+def stream_api(org: str) -> list[str]:
+    """The JetStream API subjects that feeding and consuming ``org``'s stream (and nothing else) needs."""
+    stream = stream_name(org)
+    return ["$JS.API.INFO", f"$JS.API.STREAM.*.{stream}", f"$JS.API.CONSUMER.*.{stream}",
+            f"$JS.API.CONSUMER.*.{stream}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.>",
+            f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", f"$JS.ACK.{stream}.>"]
+
+
 def stream_config(org: str) -> StreamConfig:
-    return StreamConfig(name=stream_name(org), subjects=[f"{INGEST_PREFIX}.{org}", f"{INGEST_PREFIX}.{org}.>"],
+    return StreamConfig(name=stream_name(org), subjects=stream_subjects(org),
                         retention=RetentionPolicy.WORK_QUEUE, storage=StorageType.FILE, duplicate_window=120.0,
                         max_msg_size=codec.MAX_BODY_BYTES)
 

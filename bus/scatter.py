@@ -107,7 +107,7 @@ def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, 
     """Interprets a child's reply: a result, an error reply, or bytes that cannot be used (``failed``)."""
     headers = headers or {}
     try:
-        if headers.get(h.KIND) == "error" or "Nats-Service-Error" in headers:
+        if headers.get(h.KIND) == h.Kind.ERROR or "Nats-Service-Error" in headers:
             error = codec.decode(data, ErrorInfo)
             return ChildOutcome(subject, _ERROR_STATUS.get(error.type, "failed"), took_ms, error=error)
         result = codec.decode(data, SearchResult)

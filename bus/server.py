@@ -14,11 +14,9 @@ Example::
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import sysconfig
@@ -26,17 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bus._system import stop_with_parent, terminate
 from bus.errors import BrokerError
-
-# Resolved here, in the parent, so that the child only calls it between fork and exec.
-_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
-
-
-def _stop_with_parent() -> None:
-    """Runs in the server's process before exec: SIGTERM it when its launcher dies (Linux)."""
-    if _prctl is not None:
-        _prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-
 
 def find_binary() -> str:
     """The path of the ``nats-server`` executable.
@@ -108,7 +97,7 @@ class NatsServer:
         args += self.extra_args
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, start_new_session=True,
-                                        preexec_fn=_stop_with_parent)
+                                        preexec_fn=stop_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -153,13 +142,8 @@ class NatsServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stops the server (SIGTERM, then SIGKILL after ``timeout``) and removes temporary folders."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process is not None:
+            terminate(self.process, timeout)
         if self.process is not None and self.process.stderr:
             self.process.stderr.close()
         self.process = None

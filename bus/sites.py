@@ -38,9 +38,7 @@ Example::
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -48,6 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bus._system import free_ports, write_private
 from bus.errors import BrokerError
 from bus.server import NatsServer
 
@@ -79,20 +78,6 @@ class ServerPlan:
     route: int = 0
     gateway: int = 0
     leaf: int = 0
-
-
-def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
-    """``count`` distinct ports that are free on ``host`` now (the kernel's choice for port 0)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind((host, 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 class Sites:
@@ -262,11 +247,7 @@ class Sites:
         self.folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for name in self.plans:
-            path = self.config_path(name)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold passwords
-            with os.fdopen(fd, "w") as fh:
-                fh.write(self.config(name))
-            paths.append(path)
+            paths.append(write_private(self.config_path(name), self.config(name)))  # it may hold passwords
         return paths
 
     # -- running -------------------------------------------------------------------------------------

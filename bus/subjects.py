@@ -1,9 +1,12 @@
-"""Subject names for the federation's hierarchy.
+"""Every subject fedrag uses, built here and nowhere else.
 
 A node's place in the organization tree is a dotted *path* of lower-case tokens, e.g.
 ``hospital_a.medicine``. Its query endpoint is ``fed.q.<path>``; ingestion for it goes to
-``fed.ingest.<path>``; the gateway listens on ``fed.ask``. Tokens are restricted so that a path can
-never smuggle a NATS wildcard (``*``, ``>``) or an empty token into a subject.
+``fed.ingest.<path>``; the federation-wide gateway listens on ``fed.ask`` and an organization's own on
+``fed.ask.<org>``; an organization answers with its public keys on ``fed.keys.<org>``; every node is a
+NATS micro service, discovered on ``$SRV.PING|INFO|STATS``; replies come back on inboxes, ``_INBOX.…``
+or ``_INBOX_<name>.…``. Tokens are restricted so that a path can never smuggle a NATS wildcard (``*``,
+``>``) or an empty token into a subject.
 """
 
 from __future__ import annotations
@@ -12,9 +15,17 @@ import re
 
 from bus.errors import SpecError
 
+#: Every subject of the federation's own (not discovery, not inboxes).
+FEDERATION = "fed"
 QUERY_PREFIX = "fed.q"
 INGEST_PREFIX = "fed.ingest"
+KEYS_PREFIX = "fed.keys"
 ASK = "fed.ask"
+#: The micro services' discovery prefix, and the verbs it answers.
+DISCOVERY = "$SRV"
+DISCOVERY_VERBS = ("PING", "INFO", "STATS")
+#: Where replies go: nats.py's inboxes, or ``_INBOX_<name>`` ones a broker user is confined to.
+INBOX = "_INBOX"
 
 _TOKEN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
@@ -38,6 +49,36 @@ def validate_path(path: str) -> str:
 def query_subject(path: str) -> str:
     """The query subject of the node at ``path``: ``fed.q.<path>``."""
     return f"{QUERY_PREFIX}.{validate_path(path)}"
+
+
+def ask_subject(org: str | None = None) -> str:
+    """Where a gateway listens: ``fed.ask`` (the federation's), or ``fed.ask.<org>`` (an organization's own)."""
+    return f"{ASK}.{validate_path(org)}" if org else ASK
+
+
+def keys_subject(org: str) -> str:
+    """Where ``org`` answers with its public key set: ``fed.keys.<org>``."""
+    return f"{KEYS_PREFIX}.{validate_path(org)}"
+
+
+def discovery_subject(verb: str) -> str:
+    """The request of every service for ``verb`` (``PING``, ``INFO``, ``STATS``): ``$SRV.<verb>``."""
+    return f"{DISCOVERY}.{verb}"
+
+
+def inbox(name: str = "") -> str:
+    """An inbox prefix: nats.py's own (``_INBOX``), or ``_INBOX_<name>``."""
+    return f"{INBOX}_{name}" if name else INBOX
+
+
+def below(subject: str) -> str:
+    """Every subject under ``subject`` (``a.b`` gives ``a.b.>``)."""
+    return f"{subject}.>"
+
+
+def any_under(prefix: str) -> str:
+    """Every subject one token under ``prefix`` (``fed.q`` gives ``fed.q.*``)."""
+    return f"{prefix}.*"
 
 
 def ingest_subject(path: str) -> str:

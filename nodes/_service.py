@@ -55,6 +55,7 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError, FedragError
 from bus.messages import ErrorInfo
+from bus.subjects import INBOX
 from nodes._admission import Admission
 from policies.gate import AllowAll, Gate
 
@@ -62,7 +63,7 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 #: Reply subjects a node answers to: the inboxes of nats clients (``_INBOX.`` or a custom ``_INBOX_<name>.``).
-INBOX_PREFIX = "_INBOX"
+INBOX_PREFIX = INBOX
 #: A dropped request is logged at most this often (seconds); the counters have every one.
 _DROP_LOG_INTERVAL = 60.0
 
@@ -177,7 +178,7 @@ class NodeService:
             async with self.admission.turn(getattr(caller, "key", ""), budget):
                 reply = await self.handle(request, message, budget, caller)
                 if reply is not None:
-                    await self.respond(request, reply, "result", trace)
+                    await self.respond(request, reply, h.Kind.RESULT, trace)
         except FedragError as exc:
             await self.reply_error(request, exc.wire_type, str(exc), trace, getattr(exc, "retry_after_ms", None))
         except asyncio.CancelledError:
@@ -190,7 +191,7 @@ class NodeService:
         """Whether the request's reply subject may receive an answer for ``caller`` (every inbox, here)."""
         return True
 
-    async def respond(self, request: Request, model: pydantic.BaseModel, kind: str, trace: str) -> None:
+    async def respond(self, request: Request, model: pydantic.BaseModel, kind: h.Kind, trace: str) -> None:
         """Sends one reply message to ``request``'s inbox, within the broker's maximum payload.
 
         Raises:
@@ -204,7 +205,7 @@ class NodeService:
                           retry_after_ms: float | None = None) -> None:
         """Answers ``request`` with an error reply (saying when to try again, for a refusal for now) and counts it."""
         self.counters[f"errors.{error_type}"] += 1
-        headers = {h.KIND: "error", **({h.TRACE: trace} if trace else {})}
+        headers = {h.KIND: h.Kind.ERROR, **({h.TRACE: trace} if trace else {})}
         try:
             body = codec.encode(ErrorInfo(type=error_type, reason=reason[:4000], retry_after_ms=retry_after_ms),
                                 limit=self._payload_limit(headers))

@@ -1,104 +1,15 @@
-"""One total order for evidence: ranking, collapsing copies, and merging children's results.
+"""Merging children's results: one node's evidence, reports, names and summaries from its children's.
 
-Every hit is ordered by :meth:`bus.messages.Hit.order_key` — score descending, then leaf path, then
-passage id — at the leaf, in every router and gateway merge and in the centralized baseline, so
-"federated top-k equals centralized top-k" holds exactly, ties included.
-
-Clinical notes copy text forward, so one passage often exists several times for one patient.
-Hits with the same :func:`digest` (normalized text + patient) are one piece of evidence: the first
-in the order is kept and lists the others in ``duplicates``. Collapsing at a leaf, then again at
-every merge, gives the same groups as collapsing once over everything: a group's first member is
-first within its own leaf too, and a leaf's top k groups contain every group of the global top k
-that it holds.
-
-A leaf asks its index for candidates in growing batches (:func:`search_complete`) until no passage
-it has not scored can still reach its k-th score, and returns every hit tied with that score, so a
-merge above it is never short of a tied passage.
+Hits keep the one total order and copies collapse as at a leaf (:func:`nodes.data.topk.select`), so a
+merge of merges gives what one merge over every leaf would: federated top-k equals centralized top-k,
+ties and copies included.
 """
 
 from __future__ import annotations
 
-import hashlib
-import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from bus.messages import Coverage, Hit, NodeReport, SearchResult
 from bus.scatter import ChildOutcome
-
-
-def digest(text: str, patient: str | None) -> str | None:
-    """The identity of a passage's evidence: its normalized text about its patient.
-
-    Normalization folds Unicode compatibility forms and case and collapses whitespace. Passages
-    without a patient get no digest and are never collapsed: identical text about nobody in
-    particular (an empty template, a common phrase) is not the same evidence.
-    """
-    if not patient:
-        return None
-    normal = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-    person = " ".join(patient.casefold().split())
-    return hashlib.sha256(f"{person}\x1f{normal}".encode()).hexdigest()[:32]
-
-
-def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False) -> list[Hit]:
-    """The best ``k`` hits in the total order, copies collapsed into the first of each group.
-
-    Args:
-        hits: hits in any order (they are not modified).
-        k: how many to keep.
-        collapse: fold hits with the same digest into the first one, listing the others.
-        ties: also keep every further hit whose score equals the k-th kept hit's score.
-    """
-    kept: list[Hit] = []
-    groups: dict[str, Hit] = {}
-    for hit in sorted(hits, key=Hit.order_key):
-        group = groups.get(hit.digest) if collapse and hit.digest else None
-        if group is not None:
-            group.duplicates.extend([hit.ref(), *hit.duplicates])
-            continue
-        if len(kept) >= k and not (ties and hit.score == kept[k - 1].score):
-            if not collapse:
-                break
-            continue  # keep scanning: a later copy of a kept hit must still be listed
-        copy = hit.model_copy(update={"duplicates": list(hit.duplicates)})
-        kept.append(copy)
-        if collapse and hit.digest:
-            groups[hit.digest] = copy
-    return kept
-
-
-@dataclass
-class Candidates:
-    """What an index gave for one batch size (see :func:`search_complete`).
-
-    Attributes:
-        hits: the candidates that passed the filters, with exact scores.
-        bound: no passage outside this batch can score above it (the batch's lowest approximate
-            score plus the index's tolerance).
-        exhausted: the batch holds every passage there is.
-    """
-
-    hits: list[Hit]
-    bound: float
-    exhausted: bool
-
-
-def search_complete(fetch: Callable[[int], Candidates], k: int, first: int, *, limit: int,
-                    collapse: bool = True, ties: bool = True) -> list[Hit]:
-    """The top ``k`` of an index, asking ``fetch(n)`` for more candidates until the result is certain.
-
-    The result is certain once the k-th kept score is above ``bound`` (nothing unseen can reach it,
-    not even tie with it) or the index is exhausted. Filters and collapsing can leave fewer than k
-    hits in a batch; then the batch grows too, up to ``limit`` candidates.
-    """
-    n = max(first, k, 1)
-    while True:
-        batch = fetch(n)
-        kept = select(batch.hits, k, collapse=collapse, ties=ties)
-        if batch.exhausted or n >= limit or (len(kept) >= k and batch.bound < kept[k - 1].score):
-            return kept
-        n = min(2 * n, limit)
+from nodes.data.topk import select
 
 
 def pooled(outcomes: list[ChildOutcome]) -> list[Hit]:

@@ -74,7 +74,7 @@ class Router(NodeService):
         outcomes = await scatter_gather(
             self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
-            headers={h.KIND: "query", **h.forwardable(request.headers)}, max_leaves=self.max_leaves,
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers)}, max_leaves=self.max_leaves,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
         if summarizing:

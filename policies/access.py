@@ -34,13 +34,13 @@ per organization) and signs users in (:meth:`Access.sign_in`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus import headers as h
+from bus._system import write_private
 from bus.connection import connect
 from bus.errors import DeniedError, SpecError
 from policies import broker, proof
@@ -188,8 +188,8 @@ class Credentials:
         token_path = Path(token_path)
         self.key.save(token_path.with_suffix(".key"))
         if self.broker:
-            _write_private(token_path.with_suffix(".broker.json"), json.dumps(self.broker))
-        _write_private(token_path, self.token + "\n")
+            write_private(token_path.with_suffix(".broker.json"), json.dumps(self.broker))
+        write_private(token_path, self.token + "\n")
         return token_path
 
     @classmethod
@@ -216,13 +216,6 @@ class Credentials:
         except (OSError, ValueError):
             raise SpecError(f"{broker_file}: not readable broker credentials") from None
         return cls(token, key, broker)
-
-
-def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
 
 
 class Access:

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
 from pathlib import Path
 
 import bcrypt
 
-from bus.ingest import stream_name
-from bus.sites import Login, Sites
+from bus._system import write_private
+from bus.ingest import stream_api, stream_subjects
+from bus.subjects import (ASK, DISCOVERY, DISCOVERY_VERBS, FEDERATION, KEYS_PREFIX, QUERY_PREFIX, any_under,
+                          ask_subject, below, discovery_subject, inbox, keys_subject, query_subject)
 
 CLIENT = "client"
 #: The federation-wide gateway ``fedrag up`` runs on ``fed.ask`` (organizations' own gateways are ``gateway_<org>``).
@@ -68,7 +69,7 @@ def user_inbox(issuer: str, subject: str) -> str:
     Derived by hashing, so any ``sub`` (an e-mail address, say) makes a valid subject token, and both
     the client and the gateway can compute it from the token.
     """
-    return "_INBOX_u" + hashlib.sha256(f"{issuer}|{subject}".encode()).hexdigest()[:24]
+    return inbox("u" + hashlib.sha256(f"{issuer}|{subject}".encode()).hexdigest()[:24])
 
 
 def gateway_user(org: str) -> str:
@@ -84,12 +85,12 @@ def inbox_prefix(user: str, issuers: dict[str, str] | None = None) -> str:
         uid = user[5:]
         return user_inbox((issuers or {})[uid], uid)
     if user.startswith("org_"):
-        return f"_INBOX_{user[4:]}"
+        return inbox(user[4:])
     if user.startswith("gateway_"):
-        return f"_INBOX_gw_{user[8:]}"
+        return inbox(f"gw_{user[8:]}")
     if user == GATEWAY:
-        return "_INBOX_gw"
-    return "_INBOX"
+        return inbox("gw")
+    return inbox()
 
 
 #: What a server buffers for one connection before it drops it as a slow consumer (nats-server's default is
@@ -101,7 +102,8 @@ MAX_PENDING = "512MB"
 #: (``$SRV.PING|INFO|STATS``, for every service, a kind or one instance). They may not subscribe to any of
 #: them, so only node processes (organizations and gateways) can answer, and only on their own inbox do
 #: they read the answers.
-DISCOVERY_REQUESTS = [f"$SRV.{verb}{tail}" for verb in ("PING", "INFO", "STATS") for tail in ("", ".>")]
+DISCOVERY_REQUESTS = [subject for verb in DISCOVERY_VERBS
+                      for subject in (discovery_subject(verb), below(discovery_subject(verb)))]
 
 #: A responder may answer one request with many messages: a gateway streams one per organization and
 #: a final one, and every service on a connection answers a discovery request. NATS's default is one.
@@ -110,30 +112,29 @@ RESPONSES = {"max": 10_000, "expires": "15m"}
 
 def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
     """The publish/subscribe permissions of ``user`` (``org_<org>``, ``gateway[_<org>]``, ``user_<id>`` or ``client``)."""
-    inbox = f"{inbox_prefix(user, issuers)}.>"
+    replies = below(inbox_prefix(user, issuers))
+    keys, discovery = any_under(KEYS_PREFIX), below(DISCOVERY)
     if user.startswith("org_"):
         org = user[4:]
-        stream = stream_name(org)
+        root = query_subject(org)
         return {
-            "publish": {"allow": [f"fed.q.{org}.>", "fed.keys.*", "$SRV.>", f"fed.ingest.{org}", f"fed.ingest.{org}.>",
-                                  inbox,  # ingestion reports to the org's own `fedrag ingest`
-                                  "$JS.API.INFO", f"$JS.API.STREAM.*.{stream}", f"$JS.API.CONSUMER.*.{stream}",
-                                  f"$JS.API.CONSUMER.*.{stream}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.>",
-                                  f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", f"$JS.ACK.{stream}.>"]},
-            "subscribe": {"allow": [f"fed.q.{org}", f"fed.q.{org}.>", f"fed.keys.{org}", "$SRV.>", inbox]},
+            "publish": {"allow": [below(root), keys, discovery, *stream_subjects(org),
+                                  replies,  # ingestion reports to the org's own `fedrag ingest`
+                                  *stream_api(org)]},
+            "subscribe": {"allow": [root, below(root), keys_subject(org), discovery, replies]},
             "allow_responses": RESPONSES,
         }
     if user == GATEWAY or user.startswith("gateway_"):
-        serves = "fed.ask" if user == GATEWAY else f"fed.ask.{user[8:]}"
+        serves = ask_subject(None if user == GATEWAY else user[8:])
         return {
-            "publish": {"allow": ["fed.q.*", "fed.keys.*", "$SRV.>"]},
-            "subscribe": {"allow": [serves, "$SRV.>", inbox]},
+            "publish": {"allow": [any_under(QUERY_PREFIX), keys, discovery]},
+            "subscribe": {"allow": [serves, discovery, replies]},
             "allow_responses": RESPONSES,
         }
     if user.startswith("user_"):
-        return {"publish": {"allow": ["fed.ask", "fed.ask.*", "fed.keys.*", *DISCOVERY_REQUESTS]},
-                "subscribe": {"allow": [inbox]}}
-    return {"publish": {"allow": ["fed.keys.*", *DISCOVERY_REQUESTS]}, "subscribe": {"allow": [inbox]}}
+        return {"publish": {"allow": [ASK, any_under(ASK), keys, *DISCOVERY_REQUESTS]},
+                "subscribe": {"allow": [replies]}}
+    return {"publish": {"allow": [keys, *DISCOVERY_REQUESTS]}, "subscribe": {"allow": [replies]}}
 
 
 #: The login servers present to each other over routes and gateways (see :func:`link_credentials`).
@@ -145,7 +146,7 @@ LEAF = "leafnode"
 def leaf_permissions(users: list[str], issuers: dict[str, str] | None = None) -> dict:
     """What may cross a leaf link, in both directions: the federation's subjects (``fed.>``), discovery
     (``$SRV.>``) and replies to the inboxes of ``users`` (every user of the federation, on any site)."""
-    allow = ["fed.>", "$SRV.>", *dict.fromkeys(f"{inbox_prefix(user, issuers)}.>" for user in users)]
+    allow = [below(FEDERATION), below(DISCOVERY), *dict.fromkeys(below(inbox_prefix(user, issuers)) for user in users)]
     return {"publish": {"allow": allow}, "subscribe": {"allow": allow}}
 
 
@@ -180,12 +181,7 @@ def _passwords(path: Path, names: list[str]) -> dict[str, str]:
     missing = [user for user in names if user not in known]
     if missing:
         known.update({user: secrets.token_urlsafe(24) for user in missing})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(json.dumps(known, indent=1))
-        os.replace(tmp, path)
+        write_private(path, json.dumps(known, indent=1))
     return known
 
 
@@ -237,32 +233,6 @@ def site_configs(state_dir: Path, sites: dict[str, list[str]], issuers: dict[str
             for site, site_orgs in sites.items()}
 
 
-def multisite(state_dir: Path, topology: str, sites: dict[str, list[str]], servers: dict[str, int], folder: Path, *,
-              secure: bool = True, issuers: dict[str, str] | None = None, homes: dict[str, str] | None = None,
-              **options) -> Sites:
-    """The servers of a multi-site broker for a federation whose organizations connect at ``sites``
-    (not started: call :meth:`bus.sites.Sites.start`, or :meth:`~bus.sites.Sites.render` only).
-
-    Args:
-        state_dir: the federation's state directory (credentials live under ``broker/``).
-        topology: ``cluster``, ``supercluster`` or ``leaf`` (the first site is the hub).
-        sites: each site's name and the organizations that connect there.
-        servers: each site's number of servers.
-        folder: where the configurations and JetStream's storage go.
-        secure: give each site its users (:func:`site_configs`) and the servers their own logins;
-            otherwise the broker is open, like a federation without identities.
-        issuers: each person's id and token issuer.
-        homes: each person's id and organization.
-        options: passed on to :class:`bus.sites.Sites` (``base_port``, ``jetstream``...).
-    """
-    if not secure:
-        return Sites(topology, servers, folder, **options)
-    hub = next(iter(sites)) if topology == "leaf" else None
-    links = link_credentials(state_dir)
-    return Sites(topology, servers, folder, authorization=site_configs(state_dir, sites, issuers, homes, hub),
-                 routes=Login(ROUTE, links[ROUTE]), leaf=Login(LEAF, links[LEAF]), **options)
-
-
 def write_server_config(state_dir: Path, orgs: list[str], issuers: dict[str, str] | None = None) -> Path:
     """Writes ``<state_dir>/broker/nats.conf`` for the federation's users and returns its path.
 
@@ -271,14 +241,9 @@ def write_server_config(state_dir: Path, orgs: list[str], issuers: dict[str, str
         orgs: the organizations.
         issuers: each person's id and token issuer, for their own broker users.
     """
-    path = Path(state_dir) / "broker" / "nats.conf"
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = "# Written by fedrag: one user per organization, gateway and person (see policies/broker.py).\n"
     text += server_config(credentials(state_dir, orgs, list(issuers or {})), issuers)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    return path
+    return write_private(Path(state_dir) / "broker" / "nats.conf", text)
 
 
 def connect_options(state_dir: Path, user: str, issuers: dict[str, str] | None = None) -> dict:

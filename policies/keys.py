@@ -20,10 +20,9 @@ from pathlib import Path
 from joserfc.jwk import OKPKey
 from nats.aio.client import Client
 
+from bus._system import write_private
 from bus.errors import DeniedError, StoreError
-
-#: Where an organization answers with its public key set.
-SUBJECT = "fed.keys.{org}"
+from bus.subjects import keys_subject
 
 
 def key_folder(state_dir: Path, org: str) -> Path:
@@ -48,8 +47,7 @@ def org_key(state_dir: Path, org: str) -> OKPKey:
             raise StoreError(f"{path}: holds a public key, a private signing key is needed")
     else:
         key = OKPKey.generate_key("Ed25519", parameters={"use": "sig"})
-        folder.mkdir(parents=True, exist_ok=True)
-        _write_private(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())))
+        write_private(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())))
     jwks = folder / "jwks.json"
     public = json.dumps(public_jwks(key), indent=1)
     if not jwks.exists() or jwks.read_text() != public:
@@ -64,14 +62,6 @@ def public_jwks(key: OKPKey) -> dict:
     return {"keys": [{**key.as_dict(private=False), "kid": key.thumbprint(), "alg": "Ed25519", "use": "sig"}]}
 
 
-def _write_private(path: Path, text: str) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 async def serve(nc: Client, org: str, jwks: dict) -> None:
     """Answers requests on ``fed.keys.<org>`` with ``jwks`` (JSON)."""
     body = json.dumps(jwks).encode()
@@ -80,7 +70,7 @@ async def serve(nc: Client, org: str, jwks: dict) -> None:
         if msg.reply:
             await msg.respond(body)
 
-    await nc.subscribe(SUBJECT.format(org=org), cb=answer)
+    await nc.subscribe(keys_subject(org), cb=answer)
 
 
 async def fetch(nc: Client, org: str, timeout: float = 2.0) -> dict:
@@ -90,7 +80,7 @@ async def fetch(nc: Client, org: str, timeout: float = 2.0) -> dict:
         DeniedError: nobody answered, or the answer is not a key set.
     """
     try:
-        reply = await nc.request(SUBJECT.format(org=org), b"", timeout=timeout)
+        reply = await nc.request(keys_subject(org), b"", timeout=timeout)
         jwks = json.loads(reply.data)
     except Exception as exc:
         raise DeniedError(f"the public keys of {org} cannot be fetched over the bus ({type(exc).__name__})") from None

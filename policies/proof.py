@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import threading
 import time
 import uuid
@@ -31,6 +30,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OKPKey
 
 from bus import headers as h
+from bus._system import write_private
 from bus.errors import DeniedError
 from policies._jose import segment
 from policies.tokens import Identity
@@ -74,11 +74,7 @@ class ClientKey:
 
     def save(self, path: Path) -> None:
         """Writes the private key, readable by its owner only."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(json.dumps(self.key.as_dict(private=True)))
+        write_private(path, json.dumps(self.key.as_dict(private=True)))
 
     @property
     def thumbprint(self) -> str:

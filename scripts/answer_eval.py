@@ -38,11 +38,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bus.client import ask  # noqa: E402
 from bus.connection import connect  # noqa: E402
 from bus.messages import Answer, AskRequest  # noqa: E402
-from bus.server import NatsServer  # noqa: E402
 from nodes.data.store import Passage  # noqa: E402
 from nodes.demo.federation import prepare  # noqa: E402
 from nodes.leaf import Leaf  # noqa: E402
-from nodes.run.federation import Federation  # noqa: E402
+from nodes.run.federation import Federation, launched  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
 from summarizer.answer import check  # noqa: E402
 
@@ -52,7 +51,7 @@ _CITE = re.compile(r"\[(\d+)\]")
 def stored(federation: Federation) -> dict[tuple[str, str], Passage]:
     """Every passage of every leaf, by (leaf path, passage id)."""
     return {(leaf.path, passage.id): passage for org in federation.spec.orgs for leaf in federation.nodes(org)
-            if isinstance(leaf, Leaf) for passage in leaf.store.all_vectors()[0]}
+            if isinstance(leaf, Leaf) for passage in leaf.retriever.store.all_vectors()[0]}
 
 
 def planted(hit_keys, passages: dict[tuple[str, str], Passage], trend: dict) -> set[str]:
@@ -83,10 +82,10 @@ def summary_problems(answer: Answer, passages: dict[tuple[str, str], Passage]) -
 async def evaluate(spec: FederationSpec, state: Path, k: int) -> int:
     for node in spec.orgs.values():
         node.summarize = "extractive"
-    with NatsServer(store_dir=Path(tempfile.mkdtemp(prefix="fedrag-eval-"))) as server:
-        federation = Federation(spec, server.url, processes=False, verbose=False)
-        await federation.start()
-        nc = await connect(server.url, "answer-eval")
+    async with launched(spec, store_dir=Path(tempfile.mkdtemp(prefix="fedrag-eval-")), processes=False,
+                        verbose=False) as running:
+        federation = running.federation
+        nc = await connect(running.url, "answer-eval")
         try:
             passages = stored(federation)
             trends = json.loads((state / "corpus" / "trends.json").read_text())
@@ -128,7 +127,6 @@ async def evaluate(spec: FederationSpec, state: Path, k: int) -> int:
             return 1 if problems else 0
         finally:
             await nc.drain()
-            await federation.stop()
 
 
 def main() -> int:

@@ -32,14 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from bus.messages import AskRequest
-from bus.server import NatsServer
 from nodes.data import embedder as emb
-from nodes.data.baseline import central_spec
+from nodes.run.baseline import central_spec
 from bus.client import ask
-from nodes.run.brokers import embedded_broker
 from policies.access import connect_as
 from nodes.demo.federation import DEMO_USER, prepare
-from nodes.run.federation import Federation, build_leaves, make_access, sign_in
+from nodes.run.assemble import build_leaves, make_access, sign_in
+from nodes.run.federation import launched
 from nodes.data.index import exact_search
 from nodes.run.spec import FederationSpec
 from nodes.data.store import LeafStore
@@ -70,11 +69,9 @@ def leaf_search(spec: FederationSpec, vectors: np.ndarray, k: int = 10) -> dict:
 
 async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, user: str | None = None) -> dict:
     """p50/p99 of questions asked one after another through a running federation (as ``user`` if secured)."""
-    with embedded_broker(spec) if spec.identity else NatsServer() as server:
-        federation = Federation(spec, server.url, processes=True, verbose=False)
-        await federation.start()
+    async with launched(spec, verbose=False) as running:
         creds = sign_in(spec, user) if user else None
-        nc = await connect_as(server.url, "bench", creds)
+        nc = await connect_as(running.url, "bench", creds)
 
         def headers(question):
             return creds.headers(question) if creds else None
@@ -91,7 +88,6 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, us
                     partial += int(answer.partial)
         finally:
             await nc.drain()
-            await federation.stop()
     return {"questions": len(times), "p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99),
             "partial": partial}
 

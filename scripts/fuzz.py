@@ -116,7 +116,7 @@ def headers(rng: random.Random) -> dict[str, str]:
     if choice == 4:
         return {h.AUTHORIZATION: "Bearer " + rng.choice(["a.b.c", "x" * 5000, "eyJhbGciOiJub25lIn0.e30."]),
                 h.KIND: rng.choice(["ask", "query", "final", "\x00"])}
-    return {h.KIND: "query", h.BUDGET: str(rng.randrange(0, 5000))}
+    return {h.KIND: h.Kind.QUERY, h.BUDGET: str(rng.randrange(0, 5000))}
 
 
 async def fuzz(url: str, count: int, seed: int = 1, progress: bool = False) -> Counter:
@@ -168,19 +168,14 @@ async def still_serving(url: str, subjects: list[str]) -> tuple[int, int]:
 
 
 async def run_on_demo(count: int, seed: int) -> int:
-    from bus.server import NatsServer
     from nodes.demo.federation import prepare
-    from nodes.run.federation import Federation
+    from nodes.run.federation import launched
     from nodes.run.spec import FederationSpec
 
     spec = FederationSpec.load(prepare(Path(".fedrag/demo").resolve(), secure=False))
-    with NatsServer(store_dir=Path(tempfile.mkdtemp(prefix="fedrag-fuzz-"))) as server:
-        federation = Federation(spec, server.url, processes=False, verbose=False)
-        await federation.start()
-        try:
-            return await report(server.url, count, seed)
-        finally:
-            await federation.stop()
+    async with launched(spec, store_dir=Path(tempfile.mkdtemp(prefix="fedrag-fuzz-")), processes=False,
+                        verbose=False) as running:
+        return await report(running.url, count, seed)
 
 
 async def report(url: str, count: int, seed: int) -> int:

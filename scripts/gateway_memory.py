@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bus.subjects import ASK
 from bus.client import ask, wait_until_serving
 from bus.connection import connect
 from bus.messages import AskRequest
@@ -47,7 +48,7 @@ async def measure(url: str, pid: int, total: int) -> dict[int, float]:
     nc = await connect(url, "memory")
     figures = {}
     try:
-        await wait_until_serving(nc, ["fed.ask"], timeout=120)
+        await wait_until_serving(nc, [ASK], timeout=120)
         for n in range(1, total + 1):
             await ask(nc, AskRequest(question=unique_question(rng), deadline_ms=5000))
             if n in (200, total):
@@ -64,7 +65,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fedrag-memory-") as tmp, NatsServer() as server:
         spec = Path(tmp) / "one.toml"
         spec.write_text('[orgs.absent]\ndata = "absent.jsonl"\n')
-        gateway = subprocess.Popen([sys.executable, "-m", "nodes.run.cli", "gateway", str(spec), "--nats", server.url],
+        gateway = subprocess.Popen([sys.executable, "-m", "nodes.cli", "gateway", str(spec), "--nats", server.url],
                                    stdout=subprocess.DEVNULL)
         try:
             figures = asyncio.run(measure(server.url, gateway.pid, args.questions))

@@ -36,14 +36,13 @@ from bus.client import ask
 from bus.connection import connect
 from bus.ingest import IngestRecord
 from bus.messages import AskRequest
-from bus.server import NatsServer
 from nodes.data import embedder as emb
 from nodes.data.chunking import chunk
 from nodes.data.loaders import load
 from nodes.data.records import Record
 from nodes.data.store import LeafStore
 from nodes.demo.federation import prepare
-from nodes.run.federation import Federation
+from nodes.run.federation import launched
 from nodes.run.ingest import IngestSummary, ingest
 from nodes.run.spec import FederationSpec
 
@@ -91,10 +90,8 @@ async def jetstream(records: list[Record], tmp: Path) -> dict:
     """Records per second through JetStream into a leaf of an organization process."""
     (tmp / "live.toml").write_text('[federation]\nstate_dir = "state"\n[orgs.site.units.live]\ningest = true\n')
     spec = FederationSpec.load(tmp / "live.toml")
-    with NatsServer(store_dir=tmp / "js") as server:
-        federation = Federation(spec, server.url, processes=True, verbose=False)
-        await federation.start()
-        nc = await connect(server.url, "bench")
+    async with launched(spec, store_dir=tmp / "js", verbose=False) as running:
+        nc = await connect(running.url, "bench")
         try:
             messages = [IngestRecord(id=r.id, text=r.text, patient=r.patient, date=r.date, metadata=r.metadata)
                         for r in records]
@@ -104,7 +101,6 @@ async def jetstream(records: list[Record], tmp: Path) -> dict:
             searchable = bool(answer.hits)
         finally:
             await nc.drain()
-            await federation.stop()
     return {"records": len(records), "applied_per_s": len(records) / summary.seconds, "seconds": summary.seconds,
             "complete": summary.complete, "searchable": searchable, "added": summary.applied.added}
 
@@ -155,14 +151,9 @@ def start_to_serving(size: int, tmp: Path) -> dict:
 async def org_memory(tmp: Path) -> dict:
     """Resident size of each demo organization process once it serves."""
     spec = FederationSpec.load(prepare(tmp / "demo", secure=False))
-    with NatsServer(store_dir=tmp / "js-demo") as server:
-        federation = Federation(spec, server.url, processes=True, verbose=False)
-        await federation.start()
-        try:
-            await asyncio.sleep(1.0)
-            return {org: rss_mb(proc.pid) for org, proc in federation._procs.items()}
-        finally:
-            await federation.stop()
+    async with launched(spec, store_dir=tmp / "js-demo", verbose=False) as running:
+        await asyncio.sleep(1.0)
+        return {org: rss_mb(running.federation.pid(org)) for org in spec.orgs}
 
 
 def main() -> int:

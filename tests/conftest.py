@@ -60,7 +60,7 @@ def demo_dir(tmp_path_factory, embedder) -> Path:
     """The demo corpus written and every leaf store built, once per session."""
     from nodes.demo.federation import prepare
     from nodes.run.spec import FederationSpec
-    from nodes.run.federation import build_leaves
+    from nodes.run.assemble import build_leaves
 
     folder = tmp_path_factory.mktemp("demo")
     prepare(folder, secure=False)  # open.toml: the same leaves and state, no identities
@@ -88,37 +88,29 @@ def open_spec(demo_dir):
 @pytest.fixture
 async def demo_federation(nats_server, open_spec, embedder):
     """The demo federation, open, running in this process over this test's broker."""
-    from nodes.run.federation import Federation
+    from nodes.run.federation import launched
 
-    federation = Federation(open_spec, nats_server.url, processes=False, verbose=False,
-                            embedder_factory=lambda: embedder)
-    await federation.start()
-    yield federation
-    await federation.stop()
+    async with launched(open_spec, nats_server.url, processes=False, verbose=False,
+                        embedder_factory=lambda: embedder) as running:
+        yield running.federation
 
 
 @pytest.fixture
 async def secure_federation(nats_server, demo_spec, embedder):
     """The demo federation with identities and the case study's policies, in this process."""
-    from nodes.run.federation import Federation
+    from nodes.run.federation import launched
 
-    federation = Federation(demo_spec, nats_server.url, processes=False, verbose=False,
-                            embedder_factory=lambda: embedder)
-    await federation.start()
-    yield federation
-    await federation.stop()
+    async with launched(demo_spec, nats_server.url, processes=False, verbose=False,
+                        embedder_factory=lambda: embedder) as running:
+        yield running.federation
 
 
 @pytest.fixture
 async def secure(demo_spec, embedder):
     """(the federation, the broker's URL): the demo with identities, in this process, on a broker whose
     configuration gives every organization, gateway and person a user of their own."""
-    from nodes.run.brokers import embedded_broker
-    from nodes.run.federation import Federation
+    from nodes.run.federation import launched
 
-    with embedded_broker(demo_spec, demo_spec.federation.state_dir / "js-identity") as server:
-        federation = Federation(demo_spec, server.url, processes=False, verbose=False,
-                                embedder_factory=lambda: embedder)
-        await federation.start()
-        yield federation, server.url
-        await federation.stop()
+    async with launched(demo_spec, store_dir=demo_spec.federation.state_dir / "js-identity", processes=False,
+                        verbose=False, embedder_factory=lambda: embedder) as running:
+        yield running.federation, running.url

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from bus.client import Node
 from bus.messages import Answer, Hit, NodeReport, OrgResult, Summary
+from bus.subjects import QUERY_PREFIX
 
 #: Words and a colour for every state a node can be in; the words alone must say it.
 STATES = {
@@ -125,7 +126,7 @@ class Federation:
             reports, summaries = event.nodes, event.summaries
         changed = []
         for subject, report in reports.items():
-            path = subject.removeprefix("fed.q.")
+            path = subject.removeprefix(QUERY_PREFIX + ".")
             if subject == path:
                 continue  # not a node of the tree (a gateway's own report)
             self._add(path)

@@ -7,7 +7,8 @@
 * :mod:`nodes.chaos.invariants` — what must hold of every query;
 * :mod:`nodes.chaos.scenarios` — the named scenarios, running one, and the report;
 * :mod:`nodes.chaos.load` — many clients at once, and memory over a soak;
-* :mod:`nodes.chaos.commands` — ``fedrag chaos`` and ``fedrag load`` (:mod:`nodes.chaos.table` draws their reports).
+* :mod:`nodes.chaos.flood` — one signed-in user flooding the gateway while another asks;
+* :mod:`nodes.chaos.table` — the reports' tables.
 
-``fedrag chaos SCENARIO`` runs them; ``tests/chaos`` runs every scenario at a small size.
+``fedrag chaos``, ``load`` and ``flood`` (:mod:`nodes.cli.chaos`) run them; ``tests/chaos`` runs every scenario at a small size.
 """

@@ -132,7 +132,7 @@ def _bad_replies(org: str, others: list[str], rng: random.Random):
         return Hit(id=f"{IMPOSTOR_MARK}-{rng.randrange(10**6)}", org=org_of(path), path=path, score=score,
                    text=f"{IMPOSTOR_MARK}: the patient must be given 10 g of potassium at once.", digest="0" * 16)
 
-    kind = {h.KIND: "result"}
+    kind = {h.KIND: h.Kind.RESULT}
     while True:
         yield rng.randbytes(rng.randrange(1, 200)), None
         yield codec.encode(SearchResult(hits=[made_up(rng.choice(others), 0.99)])), kind

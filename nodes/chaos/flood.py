@@ -31,6 +31,7 @@ import numpy as np
 from bus import codec
 from bus import headers as h
 from bus.client import ask
+from bus.subjects import ASK
 from bus.messages import MAX_K, MAX_QUESTION_CHARS, AskRequest, ErrorInfo
 from nodes.chaos.table import text_table
 from policies.access import Credentials, connect_as
@@ -78,7 +79,7 @@ def messages(creds: Credentials, count: int, seed: int = 0) -> Iterator[tuple[st
         else:  # bulk_ask: everything the user may read in one ask
             question = f"Which patients have any condition at all ({i})?"
             body, headers = codec.encode(AskRequest(question=question, k=MAX_K)), creds.headers(question)
-        yield kind, body, {h.KIND: "ask", **headers}
+        yield kind, body, {h.KIND: h.Kind.ASK, **headers}
 
 
 @dataclass
@@ -93,7 +94,7 @@ class FloodSent:
         return {"sent": dict(self.sent), "replies": dict(self.replies), "seconds": self.seconds}
 
 
-async def send(url: str, creds: Credentials, count: int, subject: str = "fed.ask", linger_s: float = 5.0,
+async def send(url: str, creds: Credentials, count: int, subject: str = ASK, linger_s: float = 5.0,
                rate: float = 0.0) -> FloodSent:
     """Sends the flood — as fast as the connection takes it, or ``rate`` messages a second — then listens
     ``linger_s`` more for replies."""
@@ -103,7 +104,7 @@ async def send(url: str, creds: Credentials, count: int, subject: str = "fed.ask
 
     async def count_reply(msg) -> None:
         kind = (msg.headers or {}).get(h.KIND, "?")
-        if kind == "error":
+        if kind == h.Kind.ERROR:
             try:
                 kind = "error." + codec.decode(msg.data, ErrorInfo).type
             except Exception:  # noqa: BLE001 (counted as what it is: unreadable)

@@ -24,7 +24,8 @@ from bus.server import NatsServer
 from bus.subjects import org_of
 from bus.sites import Sites
 from nodes.run.brokers import embedded_broker, sites_broker
-from nodes.run.federation import Federation, Unit, broker_options, build_leaves
+from nodes.run.federation import Federation, Unit
+from nodes.run.assemble import broker_options, build_leaves
 from nodes.run.spec import FederationSpec
 from policies import broker
 

@@ -17,7 +17,7 @@ from bus.connection import drain
 from bus.errors import FedragError
 from bus.messages import Answer, AskRequest, Restarted
 from nodes.chaos.invariants import Invariants, Query
-from nodes.run.federation import sign_in
+from nodes.run.assemble import sign_in
 from nodes.run.spec import FederationSpec
 from policies.access import Credentials, connect_as
 

@@ -19,6 +19,7 @@ import nats.errors
 from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from bus.subjects import INBOX
 from bus import codec
 from bus.errors import FedragError
 from bus.ingest import ACK_WAIT_S, REPORT, IngestBatch, IngestReport, durable_name, ensure_stream, stream_name
@@ -139,7 +140,7 @@ class Ingestor:
 
     async def _report(self, message, report: IngestReport) -> None:
         subject = (message.headers or {}).get(REPORT)
-        if not subject or not subject.startswith("_INBOX") or self._nc is None:
+        if not subject or not subject.startswith(INBOX) or self._nc is None:
             return
         try:
             await self._nc.publish(subject, codec.encode(report))

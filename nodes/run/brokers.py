@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bus.server import NatsServer
-from bus.sites import Sites
+from bus.sites import Login, Sites
 from nodes.run.spec import FederationSpec
 from policies import broker
 from policies.access import issuer
@@ -41,9 +41,36 @@ def sites_broker(spec: FederationSpec, topology: str, sites: dict[str, list[str]
         folder: where configurations and JetStream's storage go.
         options: passed on to :class:`bus.sites.Sites` (``base_port`` ...).
     """
-    return broker.multisite(spec.federation.state_dir, topology, sites, servers, folder,
+    return multisite(spec.federation.state_dir, topology, sites, servers, folder,
                             secure=spec.identity is not None, issuers=_issuers(spec),
                             homes={uid: user.org for uid, user in spec.users.items()}, **options)
+
+
+def multisite(state_dir: Path, topology: str, sites: dict[str, list[str]], servers: dict[str, int], folder: Path, *,
+              secure: bool = True, issuers: dict[str, str] | None = None, homes: dict[str, str] | None = None,
+              **options) -> Sites:
+    """The servers of a multi-site broker for a federation whose organizations connect at ``sites``
+    (not started: call :meth:`bus.sites.Sites.start`, or :meth:`~bus.sites.Sites.render` only).
+
+    Args:
+        state_dir: the federation's state directory (credentials live under ``broker/``).
+        topology: ``cluster``, ``supercluster`` or ``leaf`` (the first site is the hub).
+        sites: each site's name and the organizations that connect there.
+        servers: each site's number of servers.
+        folder: where the configurations and JetStream's storage go.
+        secure: give each site its users (:func:`policies.broker.site_configs`) and the servers their own
+            logins; otherwise the broker is open, like a federation without identities.
+        issuers: each person's id and token issuer.
+        homes: each person's id and organization.
+        options: passed on to :class:`bus.sites.Sites` (``base_port``, ``jetstream``...).
+    """
+    if not secure:
+        return Sites(topology, servers, folder, **options)
+    hub = next(iter(sites)) if topology == "leaf" else None
+    links = broker.link_credentials(state_dir)
+    return Sites(topology, servers, folder, authorization=broker.site_configs(state_dir, sites, issuers, homes, hub),
+                 routes=Login(broker.ROUTE, links[broker.ROUTE]), leaf=Login(broker.LEAF, links[broker.LEAF]),
+                 **options)
 
 
 def _issuers(spec: FederationSpec) -> dict[str, str]:

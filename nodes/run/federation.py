@@ -1,4 +1,4 @@
-"""Running a federation from its spec: the nodes of one organization, the gateway, or all of it.
+"""Launching and supervising a federation's processes: one organization's nodes, a gateway, or all of it.
 
 ``fedrag up SPEC`` runs one OS process per organization (``fedrag org``), as real sites would,
 plus the gateway; :class:`Federation` with ``processes=False`` runs everything in the current
@@ -7,6 +7,13 @@ event loop, each organization on its own connection (for tests). Other layouts a
 leaf sharing its subject), gateways in processes of their own — what the chaos scenarios kill. A multi-site deployment runs
 ``fedrag org SPEC --org NAME --nats URL`` at each site and ``fedrag gateway`` wherever clients
 connect; they meet on the broker.
+
+What each process runs is assembled from the spec by :mod:`nodes.run.assemble`; this module starts,
+watches and stops processes. :func:`launched` is the one way to run a spec (or the demo) together with
+the broker it needs, and stop both::
+
+    async with launched(spec) as running:       # an embedded broker, one process per organization
+        nc = await connect(running.client_url, "me")
 
 Nothing stays down by itself: every organization and gateway holds its connection through a
 :class:`bus.connection.Link`, which opens a new one and registers the nodes again if the broker
@@ -19,36 +26,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from nats.aio.client import Client
-
+from bus._system import starting_at, terminate_async
 from bus.client import wait_until_serving
 from bus.connection import Link, connect, drain
-from bus.errors import FedragError, SpecError, StoreError
+from bus.errors import FedragError
+from bus.server import NatsServer
 from bus.subjects import ASK
-from nodes.data import embedder as emb
-from nodes._admission import Admission
 from nodes._service import NodeService
+from nodes.data import embedder as emb
 from nodes.gateway import Gateway
-from nodes.leaf import Leaf
-from nodes.router import Router
+from nodes.run.assemble import (broker_options, build_org, make_access, make_gateway, serving, stop_nodes)
+from nodes.run.brokers import embedded_broker
 from nodes.run.spec import FederationSpec
-from nodes.data.ingest import Ingestor
-from nodes.data.sync import open_leaf
-from policies import broker, keys
-from policies.abac import NodePolicy, Policy
-from policies.access import Access, Credentials
-from policies.gate import AllowAll
-from summarizer.llm import LLM
-from summarizer.summaries import Summarizer
+from policies import broker
 
 log = logging.getLogger(__name__)
 
@@ -57,160 +56,6 @@ READY = "FEDRAG_READY"
 #: this long (seconds) before dying starts again from the first wait.
 RESTART_BACKOFF_S = (1.0, 30.0)
 STABLE_AFTER_S = 60.0
-
-
-def make_access(spec: FederationSpec) -> Access | None:
-    """This process's identities and policies, or ``None`` for an open federation (no ``[identity]``)."""
-    if spec.identity is None:
-        return None
-    return Access(spec.identity, federation=spec.federation.name, orgs=list(spec.orgs),
-                  state_dir=spec.federation.state_dir, limits=spec.limits)
-
-
-async def build_org(spec: FederationSpec, org: str, *, embedder_factory: Callable = emb.shared,
-                    verbose: bool = True, access: Access | None = None, keep_model: bool = True,
-                    only: tuple[str, ...] = ()) -> list[NodeService]:
-    """Opens (or builds) the organization's leaf stores and makes its leaves and routers (not started yet):
-    all of them, or only the nodes at the paths in ``only``.
-
-    With ``keep_model`` false (an organization process, which embeds no questions), the embedding
-    model is released once the stores are built; an ingesting leaf loads it again while it embeds.
-
-    A leaf whose data file is missing or malformed is reported on stderr and left out; the rest
-    of the organization serves, and queries report that leaf ``unavailable``.
-    """
-    loop = asyncio.get_running_loop()
-    fingerprint = emb.fingerprint()
-    settings = spec.federation
-    deadline = settings.deadline_ms
-    llm = make_llm(spec) if any(node.summarize == "llm" for _, node in spec.nodes(org)) else None
-    nodes: list[NodeService] = []
-    unknown = set(only) - {path for path, _ in spec.nodes(org)}
-    if unknown:
-        raise FedragError(f"{', '.join(sorted(unknown))}: not a node of organization {org} in {spec.source}")
-    for path, node in spec.nodes(org):
-        if only and path not in only:
-            continue
-        gate = access.gate(org, node.policy()) if access is not None else AllowAll(node.policy())
-        if node.units:
-            children = [f"{path}.{name}" for name in node.units]
-            summarizer = None if node.summarize == "none" else Summarizer(
-                node.summarize, llm=llm, budget_tokens=settings.summary_tokens, min_score=settings.summary_min_score)
-            nodes.append(Router(path, children, default_budget_ms=deadline, gate=gate, summarizer=summarizer,
-                                leaves={child: spec.count_leaves(child) for child in children},
-                                admission=Admission(spec.limits)))
-            continue
-        try:
-            store, outcome, report = await loop.run_in_executor(None, lambda: open_leaf(
-                spec.leaf_folder(path), node.source(), fingerprint, embedder_factory, path=path,
-                max_chars=node.max_chars, verbose=verbose))
-        except StoreError as exc:
-            # One bad data file must not take its organization down: the leaf stays away from the
-            # bus, so every query reports it ``unavailable`` until its data is fixed.
-            print(f"  {path}: NOT SERVING: {exc}", file=sys.stderr, flush=True)
-            log.error("leaf %s not started: %s", path, exc)
-            continue
-        if verbose:
-            done = outcome.summary() if outcome is not None else "reused saved index"
-            print(f"  {path}: {len(store)} passages ({done})", file=sys.stderr, flush=True)
-            if report is not None and (report.skipped_count or report.notes):
-                print("    " + report.summary().replace("\n", "\n    "), file=sys.stderr, flush=True)
-        ingestor = None
-        if node.ingest:
-            release = emb.release if embedder_factory is emb.shared and not keep_model else None
-            ingestor = Ingestor(path, store, embedder_factory, release=release)
-        nodes.append(Leaf(path, store, default_budget_ms=deadline, gate=gate, ingestor=ingestor,
-                          admission=Admission(spec.limits)))
-    return nodes
-
-
-def build_leaves(spec: FederationSpec, embedder_factory: Callable = emb.shared, *, fingerprint: str | None = None,
-                 verbose: bool = True) -> None:
-    """Builds every leaf's store of ``spec`` (or brings it up to date) and closes it: before several
-    processes open the same stores (replicas), and for benchmarks and tests."""
-    fingerprint = fingerprint or emb.fingerprint()
-    for path, node in spec.leaves().items():
-        open_leaf(spec.leaf_folder(path), node.source(), fingerprint, embedder_factory, path=path,
-                  max_chars=node.max_chars, verbose=verbose)[0].close()
-
-
-def sign_in(spec: FederationSpec, user: str) -> Credentials:
-    """Development sign-in of one of the spec's users (by id or name).
-
-    Raises:
-        SpecError: the spec has no ``[identity]`` table or no such user.
-    """
-    access = make_access(spec)
-    if access is None:
-        raise SpecError(f"{spec.source} has no [identity] table: its federation is open, nobody signs in")
-    uid, found = spec.user(user)
-    try:
-        return access.sign_in(uid, found)
-    finally:
-        access.close()
-
-
-def make_llm(spec: FederationSpec) -> LLM | None:
-    """The client of the spec's LLM endpoint (``[llm]``), or ``None`` if it names none."""
-    return LLM(spec.llm) if spec.llm is not None else None
-
-
-def serving(nodes: list[NodeService], org: str | None = None, access: Access | None = None):
-    """What a process does on each new connection: publish its keys, learn where others' are, start its nodes."""
-    async def on_connect(nc: Client) -> None:
-        if access is not None:
-            access.fetch_keys_with(lambda other: keys.fetch(nc, other))
-            if org is not None:
-                await keys.serve(nc, org, keys.public_jwks(keys.org_key(access.state_dir, org)))
-        await start_nodes(nodes, nc)
-    return on_connect
-
-
-async def start_nodes(nodes: list[NodeService], nc: Client) -> None:
-    """Starts ``nodes`` on ``nc`` and returns once each of them answers on the bus."""
-    for node in nodes:
-        await node.start(nc)
-    await wait_until_serving(nc, [node.subject for node in nodes])
-
-
-def make_gateway(spec: FederationSpec, embedder_factory: Callable = emb.shared, *, access: Access | None = None,
-                 org: str | None = None) -> Gateway:
-    """The federation-wide gateway on ``fed.ask``, or ``org``'s own gateway on ``fed.ask.<org>`` (its users only)."""
-    settings = spec.federation
-    gate = None
-    if access is not None:
-        policy = NodePolicy(gate=[Policy(name=f"{org}-users", require={"org": [org]})]) if org else NodePolicy()
-        gate = access.gate(org or "gateway", policy)
-    return Gateway(list(spec.orgs), embedder_factory, k=settings.k, fetch_k=settings.fetch_k,
-                   default_budget_ms=settings.deadline_ms, leaves={o: spec.count_leaves(o) for o in spec.orgs},
-                   gate=gate, subject=f"{ASK}.{org}" if org else ASK, answer_min_score=settings.answer_min_score,
-                   llm=make_llm(spec), admission=Admission(spec.limits))
-
-
-def broker_options(spec: FederationSpec, user: str) -> dict:
-    """How ``user`` connects: its broker credentials from this site's state directory, if there are any."""
-    return broker.connect_options(spec.federation.state_dir, user)
-
-
-async def stop_nodes(nodes: list[NodeService]) -> None:
-    """Stops nodes in reverse start order."""
-    for node in reversed(nodes):
-        await node.stop()
-
-
-#: Set by :class:`Federation` in the environment of the organization processes it launches.
-PARENT_ENV = "FEDRAG_PARENT_PID"
-
-
-def die_with_parent() -> None:
-    """In an organization process launched by :class:`Federation`: ask the kernel for SIGTERM when
-    the launcher dies (Linux), and stop at once if it already has."""
-    parent = os.environ.get(PARENT_ENV)
-    if not parent or not sys.platform.startswith("linux"):
-        return
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-    if os.getppid() != int(parent):  # the launcher died before the request above was made
-        raise SystemExit(1)
 
 
 @dataclass(frozen=True)
@@ -230,7 +75,7 @@ class Unit:
 
     def command(self, spec: FederationSpec, url: str, verbose: bool) -> list[str]:
         """The command line that runs it (``fedrag org`` or ``fedrag gateway``)."""
-        args = [sys.executable, "-m", "nodes.run.cli"]
+        args = [sys.executable, "-m", "nodes.cli"]
         if self.org is None:
             args += ["gateway", str(spec.source), "--nats", url]
         else:
@@ -321,6 +166,17 @@ class Federation:
         self._links["<gateway>"] = link
         nc = await link.open()
         await wait_until_serving(nc, [ASK, *expected])
+
+    async def __aenter__(self) -> "Federation":
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.stop()
 
     def pid(self, name: str) -> int | None:
         """The process id of unit ``name`` while it runs."""
@@ -426,17 +282,16 @@ class Federation:
             watcher.cancel()
         proc = self._procs.pop(name, None)
         if proc is not None:
-            await _terminate(proc)
+            await terminate_async(proc)
 
     async def _spawn(self, name: str, timeout: float, nice: int = 0) -> None:
         args = self.units[name].command(self.spec, self.url_of(self.units[name].org), self.verbose)
         # Organizations embed at the same time on first start: give each its share of the cores.
         threads = max(1, (os.cpu_count() or 1) // sum(1 for unit in self.units.values() if unit.org))
-        env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads)),
-               PARENT_ENV: str(os.getpid())}
+        env = {**os.environ, "FEDRAG_TORCH_THREADS": os.environ.get("FEDRAG_TORCH_THREADS", str(threads))}
         proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=None,
                                                     stdin=asyncio.subprocess.DEVNULL, env=env,
-                                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)
+                                                    preexec_fn=starting_at(nice))
         self._procs[name] = proc
         try:
             await asyncio.wait_for(self._await_ready(name, proc), timeout)
@@ -493,24 +348,10 @@ class Federation:
             sys.stderr.write(line.decode())
 
 
-async def _terminate(proc: asyncio.subprocess.Process, timeout: float = 15.0) -> None:
-    """SIGTERM, then SIGKILL after ``timeout``."""
-    if proc.returncode is None:
-        try:
-            proc.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(proc.wait(), timeout)
-        except ProcessLookupError:
-            pass
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
-
-
 async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = True, only: tuple[str, ...] = ()) -> None:
     """Runs one organization (or only the nodes at the paths in ``only``) until SIGINT/SIGTERM (the body of ``fedrag org``)."""
     if org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
-    die_with_parent()
     access = make_access(spec)
     nodes = await build_org(spec, org, verbose=verbose, access=access, keep_model=False, only=only)
     emb.release()  # built: the model is loaded again only to embed records that arrive live
@@ -527,7 +368,6 @@ async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None, 
     """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``): ``org``'s own, or the federation-wide one."""
     if org is not None and org not in spec.orgs:
         raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
-    die_with_parent()
     access = make_access(spec)
     gateway = make_gateway(spec, access=access, org=org)
     link = Link(url, f"fedrag-gateway{'-' + org if org else ''}", on_connect=serving([gateway], access=access),
@@ -548,3 +388,43 @@ async def wait_for_signal() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+
+
+@dataclass(frozen=True)
+class Running:
+    """A federation serving on its broker (see :func:`launched`).
+
+    Attributes:
+        federation: its processes.
+        url: the broker, as nodes connect to it.
+        client_url: the broker with the shared ``client`` user's login in it when the spec has identities
+            (what ``fedrag demo --serve`` prints as ``NATS_URL``).
+        server: the broker started for it, or ``None`` if it was given.
+    """
+
+    federation: Federation
+    url: str
+    client_url: str
+    server: NatsServer | None = None
+
+
+@contextlib.asynccontextmanager
+async def launched(spec: FederationSpec, url: str | None = None, *, store_dir: Path | None = None,
+                   **options) -> AsyncIterator[Running]:
+    """Runs ``spec``'s federation until the block ends, on the broker at ``url`` or on an embedded one
+    started here with the spec's broker users (:func:`nodes.run.brokers.embedded_broker`); stops both
+    whatever happens.
+
+    Args:
+        spec: the federation.
+        url: an existing broker; none: start one.
+        store_dir: the embedded broker's JetStream folder (default: in the spec's state directory).
+        options: passed on to :class:`Federation` (``processes``, ``units``, ``verbose``, ``embedder_factory`` ...).
+    """
+    with contextlib.ExitStack() as stack:
+        server = None
+        if url is None:
+            server = stack.enter_context(embedded_broker(spec, store_dir))
+            url = server.url
+        async with Federation(spec, url, **options) as federation:
+            yield Running(federation, url, broker.client_url(url, spec.federation.state_dir), server)

@@ -32,6 +32,7 @@ Example::
     format = "mimic-discharge"          # see nodes.data.loaders for the formats and their options
     options = {synthetic_names = true}
     where = {service = ["MEDICINE"]}    # keep only these records (split a hospital by department)
+    retriever = "passages"              # the leaf's kind: see nodes.data.retrievers
     shard = [3, 0]                      # or one of N stable shares of the patients
     ingest = true                       # also take records live from fed.ingest.hospital_c.notes
     max_chars = 800                     # passage size
@@ -71,7 +72,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus.errors import SpecError
 from bus.subjects import validate_path, within
-from nodes.data import loaders
+from nodes.data import loaders, retrievers
 from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.sync import DataSource
 from policies.abac import DocumentRule, NodePolicy, Policy
@@ -94,6 +95,7 @@ class NodeSpec(BaseModel):
     label: str | None = None
     data: Path | None = None
     format: str = "fedrag"
+    retriever: str = retrievers.DEFAULT
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
     where: dict[str, list[str | int | float | bool]] | None = None
     shard: tuple[int, int] | None = None
@@ -119,6 +121,7 @@ class NodeSpec(BaseModel):
         if self.shard is not None and not 0 <= self.shard[1] < self.shard[0]:
             raise ValueError("'shard' is [N, i] with 0 <= i < N")
         loaders.check(self.format, self.options)
+        retrievers.check(self.retriever)
         return self
 
     @property

@@ -20,7 +20,8 @@ from bus.budget import MAX_EXTRA_SHARE, Reserve
 from bus.errors import DecodeError, ValidationError
 from bus.messages import Answer, AskRequest, Hit, Query, SearchResult
 from bus.scatter import ChildOutcome
-from nodes.merge import digest, merge, select
+from nodes.data.topk import digest, select
+from nodes.merge import merge
 
 PROPERTIES = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

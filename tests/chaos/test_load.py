@@ -10,7 +10,7 @@ import pytest
 
 from bus.errors import FedragError
 from nodes.chaos import load
-from nodes.run.federation import build_org
+from nodes.run.assemble import build_org
 
 
 async def test_concurrent_clients_lose_no_reply_and_every_answer_is_counted(demo_federation, nats_server, demo_dir):
@@ -50,7 +50,7 @@ async def test_a_process_asked_to_run_nodes_its_organization_does_not_have_refus
     (["load", "--nats", "nats://127.0.0.1:1", "--spec", "{spec}", "--questions", "{spec}.absent"], "no such question file"),
 ])
 def test_chaos_and_load_name_what_is_wrong_before_starting_anything(argv, reason, demo_dir, capsys):
-    from nodes.run.cli import main
+    from nodes.cli import main
 
     assert main([arg.format(spec=demo_dir / "demo.toml") for arg in argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()

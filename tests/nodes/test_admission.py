@@ -15,15 +15,15 @@ import pytest
 
 from bus import codec
 from bus.budget import Budget
-from bus.client import AskError, ask
+from bus.client import ask
 from bus.connection import connect
-from bus.errors import OverloadedError, RateLimitedError
+from bus.errors import AskError, OverloadedError, RateLimitedError
 from bus.messages import MAX_K, AskRequest, ErrorInfo, Query, SearchResult
 from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.demo.access import MATRIX, MAX_PASSAGES
-from nodes.run.federation import sign_in
+from nodes.run.assemble import sign_in
 from policies import broker
 from policies.limits import Limits
 from tests.helpers import QUESTION, ask_as, asker

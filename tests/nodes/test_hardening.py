@@ -12,8 +12,9 @@ import time
 import pytest
 
 from bus import codec
+from bus.errors import AskError
 from bus import headers as h
-from bus.client import AskError, ask, discover, wait_until_serving
+from bus.client import ask, discover, wait_until_serving
 from bus.messages import AskRequest, Coverage, ErrorInfo, Hit, SearchResult
 from bus.subjects import query_subject
 

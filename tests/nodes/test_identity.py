@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 from bus import codec
-from bus.client import AskError, ask
+from bus.errors import AskError
+from bus.client import ask
 from bus.connection import connect
 from bus.messages import AskRequest, ErrorInfo, Query
 from bus.subjects import query_subject
-from nodes.data.baseline import CentralIndex
-from nodes.run.federation import sign_in
+from nodes.run.baseline import CentralIndex
+from nodes.run.assemble import sign_in
 from nodes.demo.access import MATRIX
 from policies import broker
 
@@ -214,7 +215,7 @@ async def test_answers_go_only_to_the_askers_own_inbox(secure, demo_spec):
 
 
 async def test_every_organization_may_run_a_gateway_for_its_own_users(secure, demo_spec, embedder):
-    from nodes.run.federation import make_gateway, serving
+    from nodes.run.assemble import make_gateway, serving
     from bus.connection import Link
 
     federation, url = secure

@@ -18,7 +18,9 @@ import pytest
 from bus.client import ask
 from bus.errors import FedragError
 from bus.messages import AskRequest
-from nodes.run.federation import Federation, make_access
+from nodes.run.federation import Federation
+from nodes.run.assemble import make_access
+from nodes.run.brokers import multisite
 from policies import broker
 from policies.access import connect_as, issuer
 
@@ -43,7 +45,7 @@ async def two_sites(request, tmp_path, demo_spec, embedder):
     """(the sites, the federation): every organization connected at its own site."""
     people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
     homes = {uid: user.org for uid, user in demo_spec.users.items()}
-    sites = broker.multisite(demo_spec.federation.state_dir, request.param, SITES, SERVERS, tmp_path / "sites",
+    sites = multisite(demo_spec.federation.state_dir, request.param, SITES, SERVERS, tmp_path / "sites",
                              issuers=people, homes=homes)
     sites.start()
     federation = Federation(demo_spec, sites.url("site1"), processes=False, verbose=False,
@@ -103,7 +105,7 @@ async def test_a_question_at_site_1_is_answered_at_site_2_and_survives_losing_a_
 async def test_each_organization_logs_in_only_at_its_site_and_keeps_its_permissions_there(tmp_path, demo_spec, topology):
     state = demo_spec.federation.state_dir
     people = {uid: issuer(user.org) for uid, user in demo_spec.users.items()}
-    sites = broker.multisite(state, topology, SITES, {"site1": 1, "site2": 1}, tmp_path / "sites", issuers=people,
+    sites = multisite(state, topology, SITES, {"site1": 1, "site2": 1}, tmp_path / "sites", issuers=people,
                              homes={uid: user.org for uid, user in demo_spec.users.items()})
     await asyncio.to_thread(sites.start)
     errors = []
@@ -148,7 +150,7 @@ async def test_each_organization_logs_in_only_at_its_site_and_keeps_its_permissi
     (["east=hospital_a", "west=hospital_b,hospital_c,hospital_a"], "hospital_a is already on another site"),
 ])
 def test_fedrag_broker_refuses_sites_that_do_not_fit_the_spec(tmp_path, demo_spec, capsys, sites, message):
-    from nodes.run.cli import main
+    from nodes.cli import main
 
     args = ["broker", str(demo_spec.source), "--out", str(tmp_path), "--render-only"]
     assert main([*args, *(arg for site in sites for arg in ("--site", site))]) == 2
@@ -156,7 +158,7 @@ def test_fedrag_broker_refuses_sites_that_do_not_fit_the_spec(tmp_path, demo_spe
 
 
 def test_fedrag_broker_renders_each_site_with_its_own_users(tmp_path, demo_spec, capsys):
-    from nodes.run.cli import main
+    from nodes.cli import main
 
     assert main(["broker", str(demo_spec.source), "--site", "east=hospital_a", "--site", "west=hospital_b,hospital_c",
                  "--servers", "3,1", "--topology", "leaf", "--out", str(tmp_path), "--render-only"]) == 0

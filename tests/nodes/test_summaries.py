@@ -25,7 +25,7 @@ from tests.helpers import asker
 def all_passages(federation: Federation, org: str) -> dict:
     """Every passage ``org``'s leaves hold, by (path, id)."""
     return {(leaf.path, passage.id): passage for leaf in federation.nodes(org) if isinstance(leaf, Leaf)
-            for passage in leaf.store.all_vectors()[0]}
+            for passage in leaf.retriever.store.all_vectors()[0]}
 
 
 async def start(spec, url, embedder) -> Federation:

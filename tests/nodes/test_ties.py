@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from bus.connection import connect
-from nodes.data.baseline import CentralIndex
-from nodes.run.federation import Federation, build_leaves
+from nodes.run.baseline import CentralIndex
+from nodes.run.federation import Federation
+from nodes.run.assemble import build_leaves
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.run.spec import FederationSpec

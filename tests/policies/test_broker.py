@@ -8,6 +8,7 @@ import nats
 import pytest
 
 from bus.server import NatsServer
+from nodes.run.brokers import multisite
 from policies import broker
 
 ORGS = ["hospital_a", "hospital_b"]
@@ -153,7 +154,7 @@ async def test_only_node_processes_can_answer_discovery(server):
 @pytest.mark.parametrize("topology", ["supercluster", "leaf"])
 async def test_only_node_processes_can_answer_discovery_across_sites(tmp_path, topology):
     homes = {"U1": "hospital_a", "U7": "hospital_b"}
-    sites = broker.multisite(tmp_path, topology, {"east": ["hospital_a"], "west": ["hospital_b"]}, {"east": 1, "west": 1},
+    sites = multisite(tmp_path, topology, {"east": ["hospital_a"], "west": ["hospital_b"]}, {"east": 1, "west": 1},
                              tmp_path / "sites", issuers=PEOPLE, homes=homes)
     await asyncio.to_thread(sites.start)
 

@@ -148,7 +148,7 @@ async def test_the_llm_answer_streams_into_the_answer_pane(llm_server, tmp_path,
 
 async def test_who_you_are_decides_what_answers_and_a_bad_token_is_a_notification(secure_federation, nats_server,
                                                                                     demo_spec):
-    from nodes.run.federation import sign_in
+    from nodes.run.assemble import sign_in
     from policies.access import Credentials
 
     users = [user.name for user in demo_spec.users.values()]

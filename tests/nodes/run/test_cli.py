@@ -14,7 +14,7 @@ import pytest
 from bus.messages import Hit
 from summarizer.answer import check
 
-FEDRAG = [sys.executable, "-m", "nodes.run.cli"]
+FEDRAG = [sys.executable, "-m", "nodes.cli"]
 
 
 def run(*args, timeout=300):

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from bus import codec
+from bus.errors import AskError
 from bus import headers as h
 from bus.messages import AskRequest, ErrorInfo, Query, SearchResult
 from bus.subjects import query_subject
-from nodes.data.baseline import CentralIndex, intersection
-from bus.client import AskError, ask, discover
+from nodes.run.baseline import CentralIndex, intersection
+from bus.client import ask, discover
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
 
@@ -222,12 +223,13 @@ async def test_concurrent_questions_are_served_concurrently(demo_federation, nc)
 
 
 async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation, nc, demo_spec):
-    from nodes.leaf import Leaf
+    from nodes.data.retrievers import PassageRetriever
     from nodes.data.store import LeafStore
+    from nodes.leaf import Leaf
 
     path = "hospital_c.neurology"
     original = next(n for n in demo_federation._nodes["hospital_c"] if n.path == path)
-    replica = Leaf(path, LeafStore.existing(demo_spec.leaf_folder(path)))
+    replica = Leaf(path, PassageRetriever(LeafStore.existing(demo_spec.leaf_folder(path)), path))
     await replica.start(nc)
     for _ in range(30):
         answer = await ask(nc, AskRequest(question="migraine with aura"))

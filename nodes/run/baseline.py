@@ -19,7 +19,7 @@ from bus.messages import Hit
 from bus.subjects import org_of
 from nodes.data.index import exact_scores
 from nodes.data.chunking import Passage
-from nodes.merge import Candidates, digest, search_complete
+from nodes.data.topk import Candidates, digest, search_complete
 from nodes.run.spec import FederationSpec
 from nodes.data.store import LeafStore, patient_key
 from nodes.data.sync import open_leaf

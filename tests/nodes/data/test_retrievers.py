@@ -1,4 +1,4 @@
-"""A leaf's search: ranking, name filters, visibility, collapsing copies and ties (no broker needed)."""
+"""A leaf's retriever: ranking, name filters, visibility, collapsing copies and ties (no broker needed)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bus.messages import Filters, Query
-from nodes.leaf import Leaf
+from nodes.data.retrievers import PassageRetriever, make
 from nodes.data.sync import DataSource, open_leaf
 
 HISTORY = "PAST MEDICAL HISTORY: hypertension, type 2 diabetes, chronic kidney disease."
@@ -26,7 +26,7 @@ def leaf(tmp_path, embedder):
     # passages of at most 100 characters: each section is a passage of its own
     store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, max_chars=100,
                       verbose=False)[0]
-    yield Leaf("site.cardiology", store)
+    yield PassageRetriever(store, "site.cardiology")
     store.close()
 
 
@@ -34,7 +34,7 @@ def query(embedder, text, **fields):
     return Query.with_vector(embedder.embed_one(text), question=text, model=embedder.fingerprint, **fields)
 
 
-def search(leaf, q, visible=lambda passage: True):
+def search(leaf, q, visible=lambda metadata: True):
     return leaf.search(q, visible)
 
 
@@ -76,7 +76,7 @@ def test_a_confident_name_nobody_holds_finds_nothing(leaf, embedder):
 
 def test_hidden_passages_are_dropped_and_the_rest_still_fills_k(leaf, embedder):
     hits, _, _ = search(leaf, query(embedder, "chest pain", k=5, fetch_k=1, collapse=False),
-                        visible=lambda passage: passage.record_id != "n1")
+                        visible=lambda metadata: metadata["record_id"] != "n1")
     assert len(hits) == 5 and "n1" not in {h.metadata["record_id"] for h in hits}
 
 
@@ -85,9 +85,23 @@ def test_every_passage_tied_with_the_kth_is_returned(tmp_path, embedder):
     data = tmp_path / "ties.jsonl"
     data.write_text("".join(json.dumps({"id": f"r{i:02d}", "text": same}) + "\n" for i in range(12)))
     store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, verbose=False)[0]
-    hits, _, _ = Leaf("site.x", store).search(query(embedder, "allergies", k=3, fetch_k=3), lambda p: True)
+    hits, _, _ = PassageRetriever(store, "site.x").search(query(embedder, "allergies", k=3, fetch_k=3), lambda m: True)
     scores = {h.score for h in hits}
     # identical texts embedded in one batch get identical vectors, so all twelve tie
     assert len(scores) == 1 and len(hits) == 12
     assert [h.id for h in hits] == sorted(h.id for h in hits), "ties are ordered by the stable key"
     store.close()
+
+
+def test_the_kind_of_retriever_comes_from_the_table_and_an_unknown_one_is_named(tmp_path, embedder):
+    from bus.errors import SpecError
+
+    data = tmp_path / "one.jsonl"
+    data.write_text(json.dumps(RECORDS[0]) + "\n")
+    store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, verbose=False)[0]
+    try:
+        assert isinstance(make("passages", store, "site.x"), PassageRetriever)
+        with pytest.raises(SpecError, match="unknown retriever 'vectors' \\(there are: passages\\)"):
+            make("vectors", store, "site.x")
+    finally:
+        store.close()

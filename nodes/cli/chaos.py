@@ -1,7 +1,7 @@
-"""The ``fedrag chaos`` and ``fedrag load`` commands, registered by :mod:`nodes.run.cli`.
+"""Faults, load and floods (:mod:`nodes.chaos`): ``fedrag chaos``, ``fedrag load`` and ``fedrag flood``.
 
-Both run against the demo federation they start themselves (the default) or against a running one
-named by ``--nats`` and ``--spec``, asking the spec's questions as its users.
+Each runs against the demo federation it starts itself (the default) or against a running one named by
+``--nats`` and ``--spec``, asking the spec's questions as its users.
 """
 
 from __future__ import annotations
@@ -9,24 +9,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import socket
-import sys
 from pathlib import Path
 
 from bus.errors import SpecError
+from nodes.cli._common import DEFAULT_SPEC, say
 from nodes.demo.federation import STATE_DIR, prepare
-from nodes.run.brokers import embedded_broker
-from nodes.run.federation import Federation, Unit, one_per_org
+from nodes.run.assemble import sign_in
+from nodes.run.federation import Unit, launched, one_per_org
 from nodes.run.questions import question_set
 from nodes.run.spec import FederationSpec
-from policies import broker
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-def add_commands(sub, spec_default: str | None) -> None:
-    """Adds ``chaos`` and ``load`` to the ``fedrag`` subcommands ``sub``."""
+def add_commands(sub, spec_default: str | None = DEFAULT_SPEC) -> None:
+    """Adds ``chaos``, ``load`` and ``flood`` to the ``fedrag`` subcommands ``sub``."""
     from nodes.chaos.scenarios import SCENARIOS
 
     p = sub.add_parser("chaos", help="inject faults while questions stream in; check every answer",
@@ -110,11 +105,11 @@ async def cmd_chaos(args) -> int:
         if owned_only and args.scenario != "all":
             raise SpecError(f"{args.scenario} needs a federation this command starts (run it without --nats)")
         if owned_only:
-            _say(f"skipping {', '.join(owned_only)}: they need a federation this command starts (without --nats)")
+            say(f"skipping {', '.join(owned_only)}: they need a federation this command starts (without --nats)")
         names = [name for name in names if name not in owned_only]
         lab = await Lab.join(spec, args.nats)
     else:
-        _say(f"starting the demo federation in the chaos layout ({len(spec.orgs)} organizations; a process per "
+        say(f"starting the demo federation in the chaos layout ({len(spec.orgs)} organizations; a process per "
              "faulty part, two gateways) on a broker of its own…")
         lab = await Lab.start(spec, verbose=args.verbose)
     outcomes = []
@@ -122,9 +117,9 @@ async def cmd_chaos(args) -> int:
         for name in names:
             outcome = await scenarios.run(lab, scenarios.SCENARIOS[name], questions, users, clients=args.clients,
                                           deadline_ms=args.deadline_ms or spec.federation.deadline_ms,
-                                          before_s=args.before, hold_s=args.hold, after_s=args.after, say=_say)
+                                          before_s=args.before, hold_s=args.hold, after_s=args.after, say=say)
             outcomes.append(outcome)
-            _say(f"  {len(outcome.queries)} queries, {len(outcome.violations)} violations, recovery "
+            say(f"  {len(outcome.queries)} queries, {len(outcome.violations)} violations, recovery "
                  + (f"{outcome.recovery_s:.1f} s" if outcome.recovery_s is not None else "never"))
     finally:
         await lab.stop()
@@ -141,18 +136,18 @@ async def cmd_load(args) -> int:
     async with contextlib.AsyncExitStack() as stack:
         url = await _federation(args, spec, stack)
         asked = "an extractive answer every " + str(args.answer_every) if args.answer_every else "evidence only"
-        _say(f"warming up ({max(levels)} clients, 2 s); questions ask for {asked}, deadline "
+        say(f"warming up ({max(levels)} clients, 2 s); questions ask for {asked}, deadline "
              f"{args.deadline_ms or spec.federation.deadline_ms} ms")
         options = dict(deadline_ms=args.deadline_ms, answer_every=args.answer_every)
         await load.load(spec, url, questions, users, clients=max(levels), seconds=2.0, **options)
         results = []
         for clients in levels:
-            _say(f"{clients} clients for {args.seconds:.0f} s…")
+            say(f"{clients} clients for {args.seconds:.0f} s…")
             results.append(await load.load(spec, url, questions, users, clients=clients, seconds=args.seconds, **options))
         if args.soak:
             names = await load.processes(url, socket.gethostname())
             before = {pid: load.rss_mb(pid) for pid in names}
-            _say(f"soak: {max(levels)} clients for {args.soak:.0f} s, memory of {len(names)} processes sampled before and after…")
+            say(f"soak: {max(levels)} clients for {args.soak:.0f} s, memory of {len(names)} processes sampled before and after…")
             soaked = await load.load(spec, url, questions, users, clients=max(levels), seconds=args.soak, **options)
             after = {pid: load.rss_mb(pid) for pid in names}
             results.append(soaked)
@@ -164,7 +159,6 @@ async def cmd_load(args) -> int:
 
 async def cmd_flood(args) -> int:
     from nodes.chaos import flood
-    from nodes.run.federation import sign_in
 
     if args.count < 1:
         raise SpecError(f"--count {args.count}: expected a positive number of messages")
@@ -174,7 +168,7 @@ async def cmd_flood(args) -> int:
     flooder, honest = sign_in(spec, args.as_user), sign_in(spec, args.honest)
     async with contextlib.AsyncExitStack() as stack:
         url = await _federation(args, spec, stack)
-        _say(f"flooding fed.ask with {args.count} messages as {args.as_user} while {args.honest} asks every 200 ms…")
+        say(f"flooding fed.ask with {args.count} messages as {args.as_user} while {args.honest} asks every 200 ms…")
         report = await flood.run(url, flooder, honest, args.count, rate=max(args.rate, 0.0),
                                  deadline_ms=args.deadline_ms or spec.federation.deadline_ms)
     print(report.text())
@@ -186,12 +180,9 @@ async def _federation(args, spec: FederationSpec, stack: contextlib.AsyncExitSta
     organization and a gateway process), stopped when ``stack`` closes."""
     if args.nats:
         return args.nats
-    server = stack.enter_context(embedded_broker(spec))
-    federation = Federation(spec, server.url, units=[*one_per_org(spec), Unit("gateway")], verbose=False)
-    _say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
-    stack.push_async_callback(federation.stop)
-    await federation.start()
-    return broker.client_url(server.url, spec.federation.state_dir)
+    say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
+    running = await stack.enter_async_context(launched(spec, units=[*one_per_org(spec), Unit("gateway")], verbose=False))
+    return running.client_url
 
 
 def _counts(text: str) -> list[int]:

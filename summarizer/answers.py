@@ -1,0 +1,89 @@
+"""A gateway's cited answer, made within what is left of the question's budget.
+
+:class:`Answerer` is the gateway's counterpart of a router's :class:`summarizer.summaries.Summarizer`.
+It tells the gateway how much of its budget to keep for the answer (:meth:`Answerer.reserve_ms`) and,
+once the federation's evidence is merged, writes the answer: with no evidence, or evidence scoring
+under ``min_score``, it says so (:data:`summarizer.answer.INSUFFICIENT`) and no LLM is asked; an
+``llm`` answer asks the configured endpoint (:mod:`summarizer.generate`), streaming each checked
+sentence through ``delta``, and falls back to the extractive answer (:mod:`summarizer.answer`) when
+that fails; :class:`~bus.messages.AnswerInfo` says which it is and why. An answer that cannot be made
+by the deadline is ``timed_out``, never late: the evidence still goes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+import numpy as np
+
+from bus.budget import Budget
+from bus.messages import Answer, AnswerInfo, Summarize
+from summarizer import generate
+from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, sufficient
+
+#: What the gateway keeps, of an LLM answer's time, for the extractive answer that may have to stand in.
+EXTRACTIVE_ANSWER_MS = 400.0
+
+
+class Answerer:
+    """How one gateway answers.
+
+    Args:
+        embed: the gateway's embedder's ``embed`` (the extractive answer ranks sentences with the same
+            model that ranked the passages).
+        llm: the LLM client (:class:`summarizer.llm.LLM`) for answers asked with ``summarize="llm"``, if any.
+        min_score: the evidence floor: below this best score there is no answer.
+    """
+
+    def __init__(self, embed: Callable, *, llm=None, min_score: float = MIN_SCORE) -> None:
+        self.embed = embed
+        self.llm = llm
+        self.min_score = min_score
+
+    def reserve_ms(self, summarize: Summarize) -> float:
+        """How much of its budget a gateway keeps for an answer asked for as ``summarize``."""
+        if summarize == "none":
+            return 0.0
+        llm_ms = self.llm.settings.reserve_ms if summarize == "llm" and self.llm is not None else 0.0
+        return EXTRACTIVE_ANSWER_MS + llm_ms
+
+    async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
+                     delta: Callable[[str], Awaitable[None]]) -> tuple[str | None, AnswerInfo]:
+        """The cited answer to ``question`` from ``evidence`` (its hits and summaries) and how it was made
+        (no text if the deadline passes first)."""
+        started = time.monotonic()
+        method = "llm" if summarize == "llm" else "extractive"
+        if not sufficient(evidence.hits, self.min_score):
+            # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
+            return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
+                                            reason=f"no passage scores {self.min_score:.2f} or more")
+        tried = AnswerInfo(method="extractive", status="successful")  # what an LLM that was tried said of itself
+        if method == "llm":
+            if self.llm is None:
+                tried.reason = "no LLM endpoint is configured at this gateway"
+            else:
+                spend = budget.for_own_work() - EXTRACTIVE_ANSWER_MS
+                text, tried = await generate.answer(self.llm, question, evidence.hits, evidence.summaries, spend, delta)
+                if text is not None:
+                    return text, tried
+        fallback = tried.reason
+        text = await self.extractive(vector, evidence, budget)
+        info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
+        if text is None:
+            return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
+                                                 + "the deadline passed before the answer"})
+        status = "fallback" if fallback else "insufficient" if text == INSUFFICIENT else "successful"
+        return text, info.model_copy(update={"status": status})
+
+    async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget) -> str | None:
+        """The cited extractive answer, or ``None`` if the deadline passes first."""
+        if budget.expired:
+            return None
+        work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
+            vector, evidence.hits, self.embed, min_score=self.min_score, summaries=evidence.summaries))
+        try:
+            return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
+        except asyncio.TimeoutError:
+            return None
