@@ -18,7 +18,7 @@ import sys
 
 from nodes.demo import corpus as demo_corpus
 from nodes.names import applied_filter, name_filters
-from nodes.data.store import patient_key
+from nodes.data.records import patient_key
 
 
 def evaluate(questions: list[str], patients: list[str], use_spacy: bool = True) -> dict:

@@ -5,7 +5,7 @@ for the question in flight each node's state — ``pending`` until a reply says 
 status of its :class:`~bus.messages.NodeReport` with its hit count and latency. :func:`label` says it
 in words as well as colour (a terminal may have no colour, a reader may not see it).
 :func:`evidence_rows` and :func:`cited_markdown` turn an answer's hits and text into table rows and
-Markdown whose ``[n]`` citations link to their rows. The app (:mod:`tui.app`) only renders these.
+Markdown whose ``[n]`` citations link to their rows. The widgets (:mod:`tui.widgets`) only render these.
 """
 
 from __future__ import annotations

@@ -22,12 +22,13 @@ given can still reach its k-th score (see :func:`nodes.merge.search_complete`).
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 import hnswlib
 import numpy as np
+
+from nodes.data._files import replacing
 
 EF_FLOOR = 256
 M = 32
@@ -119,10 +120,8 @@ class VectorIndex:
 
     def save(self, path: Path) -> None:
         """Writes the index to ``path`` atomically (temporary file, then rename)."""
-        tmp = Path(f"{path}.tmp")
-        with self._lock:
+        with replacing(path) as tmp, self._lock:
             self._index.save_index(str(tmp))
-        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: Path, dim: int, dead: int = 0) -> "VectorIndex":

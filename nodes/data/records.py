@@ -2,6 +2,7 @@
 
 A :class:`Record` is one document of a hospital's — a note, an admission row, an encounter — with
 a stable ``id`` (unique within its leaf), its text, whom it is about, its date and flat metadata.
+Patients' names are compared by :func:`patient_key` (case and spacing do not matter).
 Loaders never stop at a bad row: they skip it and say where and why in a :class:`LoadReport`.
 """
 
@@ -39,6 +40,11 @@ class Record:
         """Identifies the record's content: an update with the same digest changes nothing."""
         body = json.dumps([self.text, self.patient, self.date, self.metadata], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()[:32]
+
+
+def patient_key(name: str | None) -> str | None:
+    """How patient names are compared: case and spacing do not matter."""
+    return " ".join(name.lower().split()) if name else None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ stored records serving, or the leaf out if it has none.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -21,7 +22,8 @@ from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.embedder import DIM
 from nodes.data.loaders import load
 from nodes.data.records import LoadReport
-from nodes.data.store import LeafStore, Outcome, file_digest
+from nodes.data.store import LeafStore
+from nodes.data.writes import Outcome
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,19 @@ class DataSource:
         """Changes when the data or how it is read changes."""
         how = json.dumps([self.format, self.options, self.where, self.shard], sort_keys=True, default=str)
         return file_digest(self.path, how)
+
+
+def file_digest(path: Path, extra: str = "") -> str:
+    """A digest of a data file (or every file of a data folder) and ``extra`` (its format and options)."""
+    digest = hashlib.sha256(extra.encode())
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        digest.update(str(file.relative_to(path) if path.is_dir() else file.name).encode())
+        with open(file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def progress_printer(path: str, verbose: bool = True) -> Callable[[int, int | None], None] | None:

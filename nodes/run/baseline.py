@@ -21,7 +21,8 @@ from nodes.data.index import exact_scores
 from nodes.data.chunking import Passage
 from nodes.data.topk import Candidates, digest, search_complete
 from nodes.run.spec import FederationSpec
-from nodes.data.store import LeafStore, patient_key
+from nodes.data.records import patient_key
+from nodes.data.store import LeafStore
 from nodes.data.sync import open_leaf
 
 _SEP = "::"

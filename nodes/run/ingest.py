@@ -23,7 +23,7 @@ from bus.errors import FedragError
 from bus.ingest import IngestBatch, IngestRecord, IngestReport, batches, new_batch_id, publish
 from nodes.data.loaders import load
 from nodes.data.records import LoadReport, Record
-from nodes.data.store import Outcome
+from nodes.data.writes import Outcome
 
 
 @dataclass
