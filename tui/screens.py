@@ -40,14 +40,14 @@ Selecting an evidence row shows the whole passage, its metadata and where the sa
 """
 
 
-class HelpScreen(ModalScreen[None]):
-    """The keys, and what the tree's states mean."""
+class Dialog(ModalScreen[ScreenResultType]):
+    """A modal screen whose one container (of class ``dialog``) floats in the middle, framed."""
 
     DEFAULT_CSS = """
-    HelpScreen {
+    Dialog {
         align: center middle;
 
-        #help {
+        .dialog {
             width: 90;
             height: auto;
             max-height: 90%;
@@ -56,14 +56,19 @@ class HelpScreen(ModalScreen[None]):
         }
     }
     """
+
+
+class HelpScreen(Dialog[None]):
+    """The keys, and what the tree's states mean."""
+
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help"):
+        with VerticalScroll(id="help", classes="dialog"):
             yield Markdown(HELP)
 
 
-class PickScreen(ModalScreen[ScreenResultType]):
+class PickScreen(Dialog[ScreenResultType]):
     """A list to pick one entry from, with an optional free-text line; subclasses say what a pick means.
 
     Args:
@@ -72,19 +77,6 @@ class PickScreen(ModalScreen[ScreenResultType]):
         placeholder: the free-text line's placeholder (``None``: no such line).
     """
 
-    DEFAULT_CSS = """
-    PickScreen {
-        align: center middle;
-
-        #pick {
-            width: 90;
-            height: auto;
-            max-height: 90%;
-            border: thick $primary;
-            background: $surface;
-        }
-    }
-    """
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def __init__(self, title: str, options: list[tuple[str, str]], placeholder: str | None = None) -> None:
@@ -92,7 +84,7 @@ class PickScreen(ModalScreen[ScreenResultType]):
         self.title_text, self.options, self.placeholder = title, options, placeholder
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="pick"):
+        with Vertical(id="pick", classes="dialog"):
             yield Static(self.title_text, id="pick-title")
             yield OptionList(*(Option(text, id=key) for key, text in self.options), id="pick-list")
             if self.placeholder:

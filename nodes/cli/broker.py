@@ -9,7 +9,7 @@ from pathlib import Path
 from bus.errors import SpecError
 from nodes.cli._common import say
 from nodes.run.brokers import sites_broker
-from nodes.run.federation import wait_for_signal
+from nodes.run.process import wait_for_signal
 from nodes.run.spec import FederationSpec
 
 

@@ -10,7 +10,8 @@ from bus.messages import AskRequest
 from nodes.cli._common import nats_option, print_answer, say
 from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, STATE_DIR, prepare
 from nodes.run.assemble import sign_in
-from nodes.run.federation import launched, serve_gateway, serve_org, wait_for_signal
+from nodes.run.federation import launched
+from nodes.run.process import serve_gateway, serve_org, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies.access import connect_as
 

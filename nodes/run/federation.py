@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -46,12 +45,12 @@ from nodes.data import embedder as emb
 from nodes.gateway import Gateway
 from nodes.run.assemble import (broker_options, build_org, make_access, make_gateway, serving, stop_nodes)
 from nodes.run.brokers import embedded_broker
+from nodes.run.process import READY
 from nodes.run.spec import FederationSpec
 from policies import broker
 
 log = logging.getLogger(__name__)
 
-READY = "FEDRAG_READY"
 #: First and longest wait before restarting an organization process that died; a process that ran
 #: this long (seconds) before dying starts again from the first wait.
 RESTART_BACKOFF_S = (1.0, 30.0)
@@ -346,48 +345,6 @@ class Federation:
     async def _pump(proc: asyncio.subprocess.Process) -> None:
         while line := await proc.stdout.readline():
             sys.stderr.write(line.decode())
-
-
-async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = True, only: tuple[str, ...] = ()) -> None:
-    """Runs one organization (or only the nodes at the paths in ``only``) until SIGINT/SIGTERM (the body of ``fedrag org``)."""
-    if org not in spec.orgs:
-        raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
-    access = make_access(spec)
-    nodes = await build_org(spec, org, verbose=verbose, access=access, keep_model=False, only=only)
-    emb.release()  # built: the model is loaded again only to embed records that arrive live
-    link = Link(url, f"fedrag-org-{org}", on_connect=serving(nodes, org, access),
-                **broker_options(spec, broker.org_user(org)))
-    await link.open()
-    print(f"{READY} org={org} subjects={','.join(node.subject for node in nodes)}", flush=True)
-    await wait_for_signal()
-    await stop_nodes(nodes)
-    await link.close()
-
-
-async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None, verbose: bool = True) -> None:
-    """Runs a gateway until SIGINT/SIGTERM (the body of ``fedrag gateway``): ``org``'s own, or the federation-wide one."""
-    if org is not None and org not in spec.orgs:
-        raise FedragError(f"organization {org!r} is not in {spec.source} (it has: {', '.join(spec.orgs)})")
-    access = make_access(spec)
-    gateway = make_gateway(spec, access=access, org=org)
-    link = Link(url, f"fedrag-gateway{'-' + org if org else ''}", on_connect=serving([gateway], access=access),
-                **broker_options(spec, broker.gateway_user(org) if org else broker.GATEWAY))
-    await link.open()
-    if verbose:
-        print(f"gateway serving {gateway.subject} for {', '.join(spec.orgs)}", file=sys.stderr, flush=True)
-    print(f"{READY} gateway subjects={gateway.subject}", flush=True)
-    await wait_for_signal()
-    await gateway.stop()
-    await link.close()
-
-
-async def wait_for_signal() -> None:
-    """Returns on SIGINT or SIGTERM."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
 
 
 @dataclass(frozen=True)

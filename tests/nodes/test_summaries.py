@@ -107,7 +107,9 @@ async def test_an_organization_releases_only_summaries_to_outside_users(released
     assert a_texts and all(a_texts.values()), "hospital A's own physician reads its passages"
     assert not any(hit.withheld for hit in inside.hits)
 
-    outside = await ask_as(released, demo_spec, "B.phys", question, k=50, collapse=False, summarize="extractive")
+    # a generous deadline: what is checked is what the answer may quote, not how fast it comes on a busy machine
+    outside = await ask_as(released, demo_spec, "B.phys", question, k=50, collapse=False, summarize="extractive",
+                           deadline_ms=15_000)
     from_a = [hit for hit in outside.hits if hit.org == "hospital_a"]
     assert from_a and all(hit.withheld and hit.text == "" and hit.metadata == {} for hit in from_a)
     assert any(hit.text for hit in outside.hits if hit.org == "hospital_b"), "hospital B's own passages are released"

@@ -23,7 +23,8 @@ import pytest
 from bus.errors import LLMError, LLMTimeoutError
 from summarizer import local
 from summarizer.llm import LLM, NO_KEY, LLMSettings
-from summarizer.local import LocalServer, free_port, model_path
+from bus._system import free_ports
+from summarizer.local import LocalServer, model_path
 from tests.summarizer.conftest import DroppingProxy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,7 @@ async def test_max_tokens_bounds_the_completion(llm_server):
 
 
 async def test_a_down_endpoint_fails_fast_with_its_url():
-    url = f"http://127.0.0.1:{free_port()}/v1"  # nobody listens there
+    url = f"http://127.0.0.1:{free_ports()[0]}/v1"  # nobody listens there
     client = LLM(_settings(url, retries=1))
     started = time.monotonic()
     try:
@@ -186,7 +187,7 @@ def test_a_missing_model_package_names_the_extra(monkeypatch):
 
 
 def test_serve_prints_its_url_and_stops_on_sigterm(llm_server):
-    port = free_port()
+    port = free_ports()[0]
     code = f"from summarizer.local import main; raise SystemExit(main(['--port', '{port}']))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
