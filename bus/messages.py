@@ -77,6 +77,11 @@ class Filters(_Model):
     candidates: list[_Name] = Field(default_factory=list, max_length=MAX_NAMES)
 
 
+#: How passages are ranked: by the question's embedding (``dense``), by BM25 over the question's words
+#: with the federation's collection statistics (``lexical``), or both lists fused once, at the gateway
+#: (``hybrid``).
+Mode = Literal["dense", "lexical", "hybrid"]
+
 #: What a caller wants besides the evidence: nothing, or an answer (extractive, or written by an LLM).
 #: Anything but ``none`` also lets routers configured to summarize do so.
 Summarize = Literal["none", "extractive", "llm"]
@@ -285,6 +290,7 @@ class AskRequest(_Model):
     collapse: bool = True
     summarize: Summarize = "none"
     include_embedding: bool = False
+    mode: Mode = "dense"
 
 
 class OrgResult(_Model):
