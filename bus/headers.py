@@ -24,6 +24,11 @@ KIND = "Fed-Kind"
 AUTHORIZATION = "Authorization"
 #: The caller's proof that the token is used for this question (see ``policies.proof``); forwarded with it.
 PROOF = "Fed-Proof"
+#: The caller's second proof for the same question, good only for counting its words (the first pass of a
+#: lexical search, ``want = "stats"``): an organization that sees it cannot use it to search.
+STATS_PROOF = "Fed-Stats-Proof"
+#: Which proof header a request of each use carries.
+PROOFS = {"search": PROOF, "stats": STATS_PROOF}
 
 #: At most this many headers on one message.
 MAX_HEADERS = 32
@@ -95,10 +100,11 @@ def check(headers: dict[str, str] | None) -> dict[str, str]:
     return headers
 
 
-def forwardable(headers: dict[str, str] | None) -> dict[str, str]:
-    """The headers a node passes on to its children (trace, credentials and proof), from checked headers."""
+def forwardable(headers: dict[str, str] | None, use: str = "search") -> dict[str, str]:
+    """The headers a node passes on to its children for a request of ``use`` (``search`` or ``stats``): the
+    trace, the credentials and that use's proof only, from checked headers."""
     headers = headers or {}
-    return {name: headers[name] for name in (TRACE, AUTHORIZATION, PROOF) if name in headers}
+    return {name: headers[name] for name in (TRACE, AUTHORIZATION, PROOFS[use]) if name in headers}
 
 
 def size(headers: dict[str, str]) -> int:

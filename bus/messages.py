@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: Every status a node can have in a report.
 Status = Literal["successful", "partial", "timed_out", "unavailable", "denied", "failed", "expired"]
@@ -82,6 +82,43 @@ class Filters(_Model):
 #: (``hybrid``).
 Mode = Literal["dense", "lexical", "hybrid"]
 
+MAX_TERMS = 64
+MAX_CONCEPTS = 16
+_Term = Annotated[str, Field(min_length=1, max_length=64)]
+#: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
+#: the terms a passage must all hold to mention it.
+_Concept = Annotated[list[Annotated[list[_Term], Field(min_length=1, max_length=8)]], Field(min_length=1, max_length=8)]
+
+
+class CollectionStats(_Model):
+    """What the passages a caller may search hold of a question's words, counted where they are and summed up
+    the tree: what BM25 needs to score as one index would, and whether the question's concepts are mentioned
+    at all (:mod:`nodes.data.lexical`).
+
+    Attributes:
+        docs: how many passages.
+        length: their total length in terms.
+        df: for each term of the question, how many passages hold it.
+        concepts: for each concept of the query, how many passages mention it.
+    """
+
+    docs: int = Field(0, ge=0)
+    length: int = Field(0, ge=0)
+    df: dict[_Term, Annotated[int, Field(ge=0)]] = Field(default_factory=dict, max_length=MAX_TERMS)
+    concepts: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=MAX_CONCEPTS)
+
+    def add(self, other: "CollectionStats") -> None:
+        """Adds another subtree's counts to these (the same question's, so the same terms and concepts)."""
+        self.docs += other.docs
+        self.length += other.length
+        for term, n in other.df.items():
+            self.df[term] = self.df.get(term, 0) + n
+        if len(other.concepts) > len(self.concepts):
+            self.concepts += [0] * (len(other.concepts) - len(self.concepts))
+        for i, n in enumerate(other.concepts):
+            self.concepts[i] += n
+
+
 #: What a caller wants besides the evidence: nothing, or an answer (extractive, or written by an LLM).
 #: Anything but ``none`` also lets routers configured to summarize do so.
 Summarize = Literal["none", "extractive", "llm"]
@@ -94,10 +131,15 @@ class Query(_Model):
     little-endian bytes and ``model`` the fingerprint of the model that made it, so a leaf whose
     index was built with another model can refuse instead of returning incomparable scores.
     ``vectors`` asks leaves to return each hit's stored vector (a summarizing router clusters them).
+
+    Lexical ranking takes two passes, as Elasticsearch's ``dfs_query_then_fetch`` does: a query with
+    ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
+    ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
+    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`).
     """
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    embedding: bytes = Field(max_length=MAX_DIM * 4)
+    embedding: bytes = Field(b"", max_length=MAX_DIM * 4)
     model: str = Field(min_length=1, max_length=200)
     k: int = Field(10, ge=1, le=MAX_K)
     fetch_k: int = Field(50, ge=1, le=MAX_FETCH_K)
@@ -105,10 +147,17 @@ class Query(_Model):
     collapse: bool = True
     summarize: Summarize = "none"
     vectors: bool = False
+    mode: Mode = "dense"
+    want: Literal["hits", "stats"] = "hits"
+    terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
+    concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
+    stats: CollectionStats | None = None
 
-    @field_validator("embedding")
-    @classmethod
-    def _whole_floats(cls, value: bytes) -> bytes:
+    @model_validator(mode="after")
+    def _a_unit_vector(self) -> "Query":
+        if self.want == "stats" and not self.embedding:
+            return self  # counting words needs no vector
+        value = self.embedding
         if len(value) == 0 or len(value) % 4:
             raise ValueError("embedding must be a non-empty run of float32 values (length % 4 == 0)")
         vector = np.frombuffer(value, dtype="<f4")
@@ -117,7 +166,7 @@ class Query(_Model):
         norm = float(np.linalg.norm(vector.astype(np.float64)))
         if abs(norm - 1.0) > 1e-3:  # zero, denormal or unnormalized vectors give meaningless scores
             raise ValueError(f"embedding must be a unit vector (its norm is {norm:.3g})")
-        return value
+        return self
 
     @classmethod
     def with_vector(cls, vector: np.ndarray, **fields) -> "Query":
@@ -139,9 +188,11 @@ class PassageRef(_Model):
 class Hit(_Model):
     """One scored passage.
 
-    ``score`` is the cosine similarity with the question (higher is better), computed exactly from
-    the stored float32 vectors (:func:`nodes.data.index.exact_scores`), so the same passage has the same
-    score on every path. Hits are totally ordered by :meth:`order_key`. ``digest`` identifies the
+    ``score`` ranks the hit in its list: the cosine similarity with the question in a dense list,
+    computed exactly from the stored float32 vectors (:func:`nodes.data.index.exact_scores`); BM25 with
+    the federation's statistics in a lexical list; the fused rank score in a hybrid answer — the same on
+    every path, so hits are totally ordered by :meth:`order_key`. ``similarity`` is always the cosine
+    similarity (what the evidence floor reads), whatever the list. ``digest`` identifies the
     passage's normalized text and patient: hits with the same digest are copies of one piece of
     evidence, and the first in the order lists the others in ``duplicates``.
     """
@@ -157,6 +208,12 @@ class Hit(_Model):
     duplicates: list[PassageRef] = Field(default_factory=list)
     vector: bytes | None = Field(None, max_length=MAX_DIM * 4)
     withheld: bool = False
+    similarity: float | None = None
+
+    @property
+    def relevance(self) -> float:
+        """How similar the passage is to the question (cosine), whatever list it ranks in."""
+        return self.similarity if self.similarity is not None else self.score
 
     def order_key(self) -> tuple[float, str, str]:
         """The total order of hits everywhere: score descending, then leaf path, then passage id."""
@@ -265,6 +322,8 @@ class SearchResult(_Model):
         filtered: the hits are restricted to named patients (see :class:`Filters`); a merge that has
             filtered and unfiltered children keeps only the filtered children's hits.
         names: each question name some leaf of this subtree knows, with the leaves that know it.
+        lexical: the best hits by BM25 (a ``lexical`` or ``hybrid`` query), in the same total order.
+        stats: the subtree's :class:`CollectionStats` (a ``want = "stats"`` query).
     """
 
     hits: list[Hit] = Field(default_factory=list)
@@ -276,6 +335,8 @@ class SearchResult(_Model):
     filtered: bool = False
     names: dict[str, list[str]] = Field(default_factory=dict)
     summaries: list[Summary] = Field(default_factory=list)
+    lexical: list[Hit] = Field(default_factory=list)
+    stats: CollectionStats | None = None
 
 
 class AskRequest(_Model):
@@ -353,6 +414,10 @@ class Answer(SearchResult):
             restricted); ``names`` says which leaves knew each name.
         embedding: the query vector the gateway used, when the request asked for it (so a
             centralized baseline can be searched with exactly the same vector).
+        terms: the question's terms as the lexical index counts them (for the same reason).
+        absent: the question's concepts that no passage the caller may search mentions.
+        closest: the hits are only the closest records, not evidence of what was asked: every concept
+            of the question is absent, or the patient it is about is held nowhere.
     """
 
     question: str
@@ -362,3 +427,6 @@ class Answer(SearchResult):
     trace: str = ""
     error: ErrorInfo | None = None
     embedding: bytes | None = None
+    terms: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    closest: bool = False

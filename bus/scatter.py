@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 #: Error types whose reply maps to a status of their own; every other error type is ``failed``.
 _ERROR_STATUS: dict[str, Status] = {"denied": "denied", "expired": "expired"}
 #: Largest score a hit may carry: the inner product of unit vectors, with room for rounding.
+#: No BM25 score of a passage of this federation comes near this (idf is at most ~20, a term's share at most 2.2).
+MAX_BM25 = 10_000.0
 MAX_SCORE = 1.0 + 1e-3
 
 
@@ -76,13 +78,21 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
     """
     path = subject[len(QUERY_PREFIX) + 1:]
 
-    for hit in result.hits:
-        if not math.isfinite(hit.score) or abs(hit.score) > MAX_SCORE:
-            return f"a hit scores {hit.score!r}, outside the cosine range [-1, 1]"
-        if not within(hit.path, path) or hit.org != org_of(path):
-            return f"a hit claims to come from {hit.path[:80]!r}, outside {path}'s subtree"
-        if any(not within(ref.path, path) for ref in hit.duplicates):
-            return f"a hit lists copies outside {path}'s subtree"
+    for lexical, hits in ((False, result.hits), (True, result.lexical)):
+        for hit in hits:
+            if not math.isfinite(hit.score) or (not 0.0 <= hit.score <= MAX_BM25 if lexical else abs(hit.score) > MAX_SCORE):
+                return (f"a lexical hit scores {hit.score!r}, not a BM25 score" if lexical else
+                        f"a hit scores {hit.score!r}, outside the cosine range [-1, 1]")
+            if hit.similarity is not None and (not math.isfinite(hit.similarity) or abs(hit.similarity) > MAX_SCORE):
+                return f"a hit's similarity {hit.similarity!r} is outside the cosine range [-1, 1]"
+            if not within(hit.path, path) or hit.org != org_of(path):
+                return f"a hit claims to come from {hit.path[:80]!r}, outside {path}'s subtree"
+            if any(not within(ref.path, path) for ref in hit.duplicates):
+                return f"a hit lists copies outside {path}'s subtree"
+    stats = result.stats
+    if stats is not None and (any(n > stats.docs for n in [*stats.df.values(), *stats.concepts])
+                              or stats.length < max(stats.df.values(), default=0)):
+        return "its collection statistics do not add up"
     coverage = result.coverage
     counts = [getattr(coverage, status) for status in COUNTED_STATUSES]
     if min(counts + [coverage.total]) < 0 or sum(counts) != coverage.total:

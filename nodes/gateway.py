@@ -28,12 +28,14 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
-from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, Filters, Heartbeat, OrgResult, Query
+from bus.messages import (Answer, AnswerDelta, AskRequest, CollectionStats, ErrorInfo, Filters, Heartbeat, OrgResult,
+                          Query)
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.merge import merge
+from nodes.concepts import Analysis, analyse, grounding
+from nodes.merge import fuse, merge, summed
 from nodes.names import applied_filter, name_filters
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -44,6 +46,8 @@ from summarizer.answers import Answerer
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
 MAX_ANALYZED_CHARS = 2_000
+#: At most this share of what is left of a question's budget goes to counting its words (the first pass).
+STATS_SHARE = 0.25
 #: Questions longer than this take the long lane: one at a time, so a burst of them queues (and
 #: expires at its deadline) instead of starving short questions.
 SHORT_QUESTION_CHARS = 600
@@ -110,12 +114,15 @@ class Gateway(NodeService):
             budget = Budget.start(ask.deadline_ms)
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
-        vector, filters = await self._analyze(ask.question, budget)
+        vector, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
+        lexical = ask.mode != "dense"
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
-                                  collapse=ask.collapse, summarize=ask.summarize)
+                                  collapse=ask.collapse, summarize=ask.summarize, mode=ask.mode,
+                                  terms=analysis.terms if lexical else [], stats=stats if lexical else None)
         outcomes = await self._scatter(request, query, budget, trace)
         answer = self._merge(ask, query, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
+        answer.absent, answer.closest = grounding(analysis, stats, answer)
         if ask.summarize != "none" and answer.error is None:
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
@@ -141,43 +148,69 @@ class Gateway(NodeService):
             on_outcome=stream, max_leaves=self.max_leaves,
         )
 
+    async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
+                     trace: str) -> CollectionStats | None:
+        """The first pass: what the records every organization lets the caller search hold of the question's
+        terms and concepts, summed (``None`` when no organization could say)."""
+        if not analysis.terms and not analysis.concepts:
+            return None
+        query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=analysis.terms,
+                      concepts=[[list(option) for option in concept.alternatives] for concept in analysis.concepts])
+        outcomes = await scatter_gather(
+            self.nc, [query_subject(org) for org in self.orgs], codec.encode(query),
+            budget_ms=min(budget.for_children(), STATS_SHARE * budget.remaining_ms()),
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, "stats"), h.TRACE: trace},
+            max_leaves=self.max_leaves,
+        )
+        return summed(outcomes)
+
     def _merge(self, ask: AskRequest, query: Query, outcomes: list[ChildOutcome], filters: Filters, trace: str,
                took_ms: float) -> Answer:
-        """The organizations' results as one answer (no hits, and the reason, when coverage fell short)."""
+        """The organizations' results as one answer — the dense list, the lexical list or both fused, as the
+        question asked — with no hits, and the reason, when coverage fell short."""
         result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse)
-        answer = Answer(**dict(result), question=ask.question, trace=trace,
+        hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode) or fuse(result.hits, result.lexical, query.k)
+        answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
-                        embedding=query.embedding if ask.include_embedding else None)
+                        embedding=query.embedding if ask.include_embedding else None,
+                        terms=query.terms if ask.include_embedding else [])
         short = self._shortfall(ask, answer)
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)
             answer.hits = []
         return answer
 
-    async def _analyze(self, question: str, budget: Budget):
-        """Embeds the question and finds its names, within the budget and the CPU's fair share."""
-        text = question[:MAX_ANALYZED_CHARS]
-        loop = asyncio.get_running_loop()
-        if len(question) <= SHORT_QUESTION_CHARS:
-            return await self._embed_and_name(loop, text, budget)
+    async def _analyze(self, request, ask: AskRequest, budget: Budget, trace: str):
+        """Embeds the question while finding its names and concepts and counting its words in the records,
+        within the budget and the CPU's fair share: questions over :data:`SHORT_QUESTION_CHARS` one at a time."""
+        if len(ask.question) <= SHORT_QUESTION_CHARS:
+            return await self._embed_and_count(request, ask, budget, trace)
         try:
             await asyncio.wait_for(self._long_lane.acquire(), max(budget.remaining_ms(), 0.0) / 1000.0)
         except asyncio.TimeoutError:
             self.counters["expired.queued"] += 1
             raise ExpiredError("the deadline passed while the question waited for the long-question lane") from None
         try:
-            return await self._embed_and_name(loop, text, budget)
+            return await self._embed_and_count(request, ask, budget, trace)
         finally:
             self._long_lane.release()
 
-    async def _embed_and_name(self, loop, text: str, budget: Budget):
+    async def _embed_and_count(self, request, ask: AskRequest, budget: Budget, trace: str):
         if budget.expired:
             raise ExpiredError("the deadline passed before the question could be embedded")
-        vector = await loop.run_in_executor(None, self.embedder.embed_one, text)
-        filters = await loop.run_in_executor(None, name_filters, text, self.use_spacy)
+        text = ask.question[:MAX_ANALYZED_CHARS]
+        loop = asyncio.get_running_loop()
+
+        async def words():
+            filters = await loop.run_in_executor(None, name_filters, text, self.use_spacy)
+            analysis = analyse(text, filters.patients)
+            return filters, analysis, await self._count(request, ask.question, analysis, budget, trace)
+
+        vector, (filters, analysis, stats) = await asyncio.gather(
+            loop.run_in_executor(None, self.embedder.embed_one, text), words())
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
-        return vector, filters
+        return vector, filters, analysis, stats
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:

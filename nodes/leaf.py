@@ -4,7 +4,8 @@ For each query the leaf checks the embedding model's fingerprint (scores from di
 are not comparable), lowers ``k`` to what the caller may read (:meth:`policies.gate.Gate.limit_k`), and
 asks its retriever (:mod:`nodes.data.retrievers`) for its complete top ``k`` of what the caller may see
 (:meth:`policies.gate.Gate.visible`, per passage), counting what was hidden. A query that asks for
-``vectors`` (a summarizing router above) gets each hit's stored vector with it.
+``vectors`` (a summarizing router above) gets each hit's stored vector with it. A query that wants
+``stats`` gets, instead of hits, what the passages the caller may see hold of its words.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Leaf(NodeService):
             await self.ingestor.stop()
         await super().stop()
 
-    async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
+    def _check_model(self, query: Query) -> None:
         if query.model != self.retriever.fingerprint:
             raise ModelMismatchError(
                 f"query embedded with {query.model!r} but {self.path} indexes with {self.retriever.fingerprint!r}; "
@@ -61,6 +62,10 @@ class Leaf(NodeService):
         if len(query.vector()) != self.retriever.dim:
             raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
                                      f"{self.path} expects {self.retriever.dim}")
+
+    async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
+        if query.want == "hits":
+            self._check_model(query)
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")
         k = self.gate.limit_k(caller, query.k, self.path, trace)
@@ -74,14 +79,22 @@ class Leaf(NodeService):
             hidden += not seen
             return seen
 
-        found = await asyncio.get_running_loop().run_in_executor(None, self.retriever.search, query, visible)
-        self.gate.hidden(caller, self.path, trace, hidden)
-        took = (time.monotonic() - started) * 1000.0
-        self.counters["queries"] += 1
-        self.counters["hits"] += len(found.hits)
+        loop = asyncio.get_running_loop()
         coverage = Coverage()
         coverage.count("successful")
-        return SearchResult(hits=found.hits, took_ms=round(took, 2), coverage=coverage, filtered=found.filtered,
-                            names={name: [self.path] for name in found.known},
-                            nodes={self.subject: NodeReport(status="successful", took_ms=round(took, 2),
-                                                            hits=len(found.hits))})
+        if query.want == "stats":
+            judge = visible if self.gate.filters_passages(caller) else None
+            stats = await loop.run_in_executor(None, self.retriever.stats, query, judge)
+            took = round((time.monotonic() - started) * 1000.0, 2)
+            self.counters["stats"] += 1
+            return SearchResult(stats=stats, took_ms=took, coverage=coverage,
+                                nodes={self.subject: NodeReport(status="successful", took_ms=took)})
+        found = await loop.run_in_executor(None, self.retriever.search, query, visible)
+        self.gate.hidden(caller, self.path, trace, hidden)
+        took = round((time.monotonic() - started) * 1000.0, 2)
+        self.counters["queries"] += 1
+        self.counters["hits"] += len(found.hits) + len(found.lexical)
+        return SearchResult(hits=found.hits, lexical=found.lexical, took_ms=took, coverage=coverage,
+                            filtered=found.filtered, names={name: [self.path] for name in found.known},
+                            nodes={self.subject: NodeReport(status="successful", took_ms=took,
+                                                            hits=len(found.hits) + len(found.lexical))})

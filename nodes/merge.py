@@ -7,22 +7,34 @@ ties and copies included.
 
 from __future__ import annotations
 
-from bus.messages import Coverage, Hit, NodeReport, SearchResult
+from bus.messages import CollectionStats, Coverage, Hit, NodeReport, SearchResult
 from bus.scatter import ChildOutcome
 from nodes.data.topk import select
 
 
-def pooled(outcomes: list[ChildOutcome]) -> list[Hit]:
-    """Every hit the children returned, except that children which restricted their search to named
-    patients win over children that could not (see :class:`bus.messages.Filters`)."""
+def pooled(outcomes: list[ChildOutcome], lexical: bool = False) -> list[Hit]:
+    """Every hit the children returned (in their lexical lists, with ``lexical``), except that children
+    which restricted their search to named patients win over children that could not (see
+    :class:`bus.messages.Filters`)."""
     results = [o.result for o in outcomes if o.result is not None]
     filtered = any(r.filtered for r in results)
-    return [hit for r in results if r.filtered or not filtered for hit in r.hits]
+    return [hit for r in results if r.filtered or not filtered for hit in (r.lexical if lexical else r.hits)]
+
+
+def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
+    """The children's collection statistics added up (``None`` if none sent any)."""
+    found = [o.result.stats for o in outcomes if o.result is not None and o.result.stats is not None]
+    if not found:
+        return None
+    total = CollectionStats()
+    for stats in found:
+        total.add(stats)
+    return total
 
 
 def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *, collapse: bool = True) -> SearchResult:
-    """Combines the children's outcomes into this node's result: the top ``k`` of :func:`pooled`, every
-    report, name and summary.
+    """Combines the children's outcomes into this node's result: the top ``k`` of :func:`pooled` (of each
+    list, dense and lexical), every report, name and summary, and the statistics :func:`summed`.
 
     Args:
         outcomes: one per child, as returned by :func:`bus.scatter.scatter_gather`.
@@ -46,8 +58,33 @@ def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *,
     partial = any(o.status != "successful" for o in outcomes)
     timed_out = any(o.status == "timed_out" or (o.result is not None and o.result.timed_out) for o in outcomes)
     kept = select(pooled(outcomes), k, collapse=collapse)
+    lexical = select(pooled(outcomes, lexical=True), k, collapse=collapse)
     filtered = any(o.result is not None and o.result.filtered for o in outcomes)
-    nodes[subject] = NodeReport(status="partial" if partial else "successful", took_ms=round(took_ms, 2), hits=len(kept))
-    return SearchResult(hits=kept, took_ms=round(took_ms, 2), timed_out=timed_out, partial=partial,
-                        coverage=coverage, nodes=nodes, filtered=filtered,
+    nodes[subject] = NodeReport(status="partial" if partial else "successful", took_ms=round(took_ms, 2),
+                                hits=len(kept) + len(lexical))
+    return SearchResult(hits=kept, lexical=lexical, took_ms=round(took_ms, 2), timed_out=timed_out, partial=partial,
+                        coverage=coverage, nodes=nodes, filtered=filtered, stats=summed(outcomes),
                         names={name: sorted(set(where)) for name, where in sorted(names.items())}, summaries=summaries)
+
+
+#: Reciprocal rank fusion's constant: a hit at rank r of a list adds 1 / (RRF_K + r) to its fused score.
+RRF_K = 60
+
+
+def fuse(dense: list[Hit], lexical: list[Hit], k: int) -> list[Hit]:
+    """The top ``k`` of two ranked lists by reciprocal rank fusion, once, at the gateway (and the same way in
+    the centralized baseline): each hit's score becomes its fused score, in the one total order.
+
+    Both lists are already exact (merged up the tree in their own orders), so the fused list is exactly what
+    one index over every passage gives; a hit in both keeps the dense list's copy, which holds its cosine
+    similarity.
+    """
+    fused: dict[tuple[str, str], float] = {}
+    first: dict[tuple[str, str], Hit] = {}
+    for ranked in (dense, lexical):
+        for rank, hit in enumerate(ranked, 1):
+            key = (hit.path, hit.id)
+            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            first.setdefault(key, hit)
+    hits = [first[key].model_copy(update={"score": score}) for key, score in fused.items()]
+    return sorted(hits, key=Hit.order_key)[:k]

@@ -12,7 +12,14 @@ Two kinds of names go down with a query (:class:`bus.messages.Filters`):
   name; the leaves check, so the gateway never needs a patient list.
 
 Only multi-word names count: a lone capitalized word in a question is far more often a disease or
-a drug than a patient.
+a drug than a patient. And what looks medical is never a name, however spaCy labels it
+(:func:`looks_medical`): a disease, drug, test or procedure ("Giant Cell Vasculitis", "Plantar
+Fasciitis", "Cephalexin 500mg"), an eponym ("Creutzfeldt Jakob's disease"). Nor is the writer's own signature
+("Thanks, John Smith"). With spaCy, a capitalized name that is clearly a person in the question — the
+subject or object of what people do (take, have, receive, undergo …), or the owner of a chart, their
+medications or notes, or referred to by a personal pronoun — is confident even when spaCy does not
+call it a PERSON ("What medications is Zorblat Quixote taking for his gout?"), so that a person nobody
+holds finds no other patient's records.
 """
 
 from __future__ import annotations
@@ -34,7 +41,11 @@ _FULL = rf"{_NAME}(?:\s+{_NAME}){{1,2}}"
 _CUED = re.compile(rf"\b(?:[Pp]atient|Mr\.?|Mrs\.?|Ms\.?|Miss)\s+({_FULL})")
 _POSSESSIVE = re.compile(rf"\b({_FULL})'s\b")
 _WORDS_THAT_ARE_NOT_NAMES = {"What", "Which", "Who", "How", "When", "Where", "Why", "Does", "Did", "Is", "Are",
-                             "List", "Show", "Find", "Give", "Tell", "The", "Patient", "Patients"}
+                             "List", "Show", "Find", "Give", "Tell", "The", "Patient", "Patients", "Has", "Have",
+                             "Had", "Summarize", "Describe", "Dr", "Dr.", "Doctor", "Nurse", "Prof", "Prof.", "Mr", "Mr.",
+                             "Mrs", "Mrs.", "Ms", "Ms.", "Miss"}
+#: Titles of clinicians: a name after one is the clinician's, never a patient filter by itself.
+_CLINICIAN = re.compile(r"\b(?:Dr\.?|Doctor|Nurse|Prof\.?|Professor)\s+$")
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,28 +64,153 @@ def _clean(name: str) -> str | None:
     return " ".join(words) if len(words) >= 2 else None
 
 
-def _spacy_persons(nlp, question: str) -> list[str]:
+#: Word endings and words that make a capitalized phrase a condition, a drug, a test or a procedure.
+_MEDICAL_ENDINGS = ("itis", "osis", "oses", "noma", "coma", "toma", "emia", "aemia", "pathy", "algia", "plasia", "trophy",
+                    "ectomy", "otomy", "ostomy", "plasty", "scopy", "graphy", "gram", "uria", "penia", "cytosis",
+                    "megaly", "genesis", "iasis", "cillin", "mycin", "floxacin", "cycline", "sartan", "pril",
+                    "olol", "statin", "azole", "prazole", "dipine", "lexin", "ximab", "zumab", "tinib", "ciclovir",
+                    "parin", "xaban", "formin", "gliptin", "tidine", "oxetine", "azepam", "azolam", "caine")
+_MEDICAL_WORDS = frozenset("""
+disease diseases disorder disorders syndrome syndromes cancer cancers carcinoma tumor tumors tumour leukemia leukaemia
+lymphoma myeloma sarcoma melanoma infection infections virus fever palsy dystrophy deficiency failure injury fracture
+attack stroke ulcer hernia insufficiency anemia anaemia diabetes pressure cell cells gland nerve heart lung liver
+kidney bone blood brain spine skin eye ear imperfecta multiplex vulgaris type stage grade acute chronic adult
+childhood infant congenital hereditary familial primary secondary benign malignant test scan therapy surgery
+vaccine shot tablet tablets capsule pill pills dose mg mcg ml
+""".split())
+#: Words a writer signs off with: a name after one is the writer's, not a patient's.
+_SIGN_OFFS = ("thanks", "thank you", "regards", "sincerely", "cheers", "best", "yours", "from", "signed")
+#: What people do in a question: a name that does (or undergoes) one of these is a person.
+_PERSON_VERBS = frozenset("take have receive undergo prescribe admit discharge visit give start stop suffer complain "
+                          "report develop get feel".split())
+_PERSON_OWNED = frozenset("medication medications chart notes note record records history allergies labs dose "
+                          "doses prescription prescriptions symptoms condition diagnosis visit admission".split())
+_PRONOUNS = frozenset("his her him he she they them their hers".split())
+
+
+def looks_medical(span: str) -> bool:
+    """Whether a capitalized phrase names a condition, a drug, a test or a procedure rather than a person:
+    a digit (a dose), a medical word, a medical word ending, or an eponym (a name's ``'s`` before a medical word)."""
+    words = [w.casefold().strip(".,") for w in re.split(r"[\s-]+", span) if w]
+    if any(any(c.isdigit() for c in w) for w in words):
+        return True
+    for word in words:
+        base = word[:-2] if word.endswith(("'s", "’s")) else word
+        if base in _MEDICAL_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
+            return True
+    return False
+
+
+def _signed(question: str, span: str) -> bool:
+    """Whether ``span`` is the writer's signature: after a sign-off word, or alone at the very end after a break."""
+    at = question.rfind(span)
+    before = question[:at].rstrip().casefold()
+    after = question[at + len(span):].strip(" .!\n")
+    if after:
+        return False
+    return before.endswith(_SIGN_OFFS) or before.endswith((",", "\n", "-", "—"))
+
+
+def _persons_by_role(doc) -> list[str]:
+    """Capitalized names (two or three proper nouns) that act as people in the question, whatever their label."""
+    pronoun = any(t.lower_ in _PRONOUNS for t in doc)
+    found = []
+    for token in doc:
+        if token.pos_ != "PROPN" or token.dep_ == "compound":
+            continue
+        span = [t for t in token.subtree if t.pos_ == "PROPN" and t.i <= token.i and t.text[:1].isupper()]
+        if not 2 <= len(span) <= 3 or span[-1] is not token:
+            continue
+        head = token.head
+        acts = token.dep_ in ("nsubj", "nsubjpass", "dobj") and head.lemma_ in _PERSON_VERBS
+        owns = token.dep_ == "poss" and head.lemma_.casefold() in _PERSON_OWNED
+        if acts or owns or (pronoun and token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
+            found.append(doc[span[0].i:token.i + 1].text)
+    return found
+
+
+#: Common given names in many languages: a PERSON spaCy finds that starts with one is surely a person. Other
+#: PERSONs must show it (a role, a cue, a possessive); otherwise they count only where a leaf holds them,
+#: since spaCy calls many a title-case disease a person ("Foot Drop", "Kidney Stones").
+FIRST_NAMES = frozenset("""
+james john robert michael william david richard joseph thomas charles christopher daniel matthew anthony mark
+donald steven paul andrew joshua kenneth kevin brian george timothy ronald edward jason jeffrey ryan jacob gary
+nicholas eric jonathan stephen larry justin scott brandon benjamin samuel gregory alexander frank patrick
+raymond jack dennis jerry tyler aaron jose adam nathan henry douglas zachary peter kyle noah ethan jeremy
+walter christian keith roger terry austin sean gerald carl harold dylan arthur lawrence jordan jesse bryan
+billy bruce gabriel joe logan alan juan albert willie elijah wayne randy vincent mason roy ralph bobby russell
+bradley philip eugene mary patricia jennifer linda elizabeth barbara susan jessica sarah karen lisa nancy
+betty sandra margaret ashley kimberly emily donna michelle carol amanda melissa deborah stephanie dorothy
+rebecca sharon laura cynthia amy kathleen angela shirley brenda emma anna pamela nicole samantha katherine
+christine helen debra rachel carolyn janet maria catherine heather diane olivia julie joyce victoria ruth
+virginia lauren kelly christina joan evelyn judith andrea hannah megan cheryl jacqueline martha madison
+teresa gloria sara janice ann kathryn abigail sophia frances jean alice judy isabella julia grace amber denise
+danielle marilyn beverly charlotte natalie theresa diana brittany doris kayla alexis lori marie
+mohammed muhammad ahmed ali omar fatima aisha yusuf ibrahim hassan hussein mustafa layla zainab amir
+wei li ming hui jun yan xin jing lei chen bo mei ling hua
+raj rahul priya amit anil sunil ravi sanjay deepak vijay anita sunita pooja neha arjun vikram lakshmi
+jose luis carlos juan miguel jorge pedro manuel antonio francisco javier ana carmen rosa lucia isabel sofia
+pierre jean jacques marie claire sophie louis francois hans karl klaus jurgen ingrid greta sven lars
+olga ivan dmitri sergei natasha tatiana yuki hiroshi takeshi kenji akira sakura kwame kofi ama chidi
+ngozi oluwaseun amara thabo sipho zanele dev bo ana grace
+""".split())
+
+
+def _surely_a_person(question: str, name: str, by_role: set[str]) -> bool:
+    """Whether a name spaCy found is confidently a person: it acts or owns as people do in the question, follows
+    a cue (patient, Mr., Mrs. ...), is followed by a possessive, or starts with a common given name."""
+    if name in by_role or re.search(rf"(?:[Pp]atient|Mr\.?|Mrs\.?|Ms\.?|Miss)\s+{re.escape(name)}", question):
+        return True
+    if re.search(re.escape(name) + r"['’]s\b", question):
+        return True
+    return name.split()[0].casefold() in FIRST_NAMES
+
+
+def _spacy_persons(nlp, question: str) -> tuple[list[str], list[str]]:
+    """The PERSONs spaCy finds and the names acting as people: those surely people, and the others."""
     # A memory zone frees the strings a question adds to spaCy's vocabulary when it ends, so a
     # stream of questions full of new words does not grow the process; one question at a time,
     # as a spaCy pipeline is not meant to be called from several threads at once.
     with _SPACY_LOCK, nlp.memory_zone():
-        return [str(ent.text) for ent in nlp(question).ents if ent.label_ == "PERSON"]
+        doc = nlp(question)
+        by_role = [str(name) for name in _persons_by_role(doc)]
+        found = [str(ent.text) for ent in doc.ents if ent.label_ == "PERSON"] + by_role
+    found = list(dict.fromkeys(found))
+    sure = [name for name in found if _surely_a_person(question, name, set(by_role))]
+    return sure, [name for name in found if name not in sure]
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:
-    """The patient names mentioned in ``question``, in order of appearance, without duplicates."""
+    """The patient names ``question`` surely mentions, in order of appearance, without duplicates."""
     found: list[str] = []
     nlp = _spacy_model() if use_spacy else None
     if nlp is not None:
-        candidates = _spacy_persons(nlp, question)
+        candidates, _ = _spacy_persons(nlp, question)
     else:
         candidates = [m.group(1) for rx in (_CUED, _POSSESSIVE) for m in rx.finditer(question)]
         candidates.sort(key=question.find)
     for candidate in candidates:
         name = _clean(re.sub(r"'s$", "", candidate.strip(" .,")))
-        if name and name not in found:
+        if name and name not in found and not looks_medical(candidate) and not _eponym(question, name) \
+                and not _signed(question, name) and not _clinician(question, name):
             found.append(name)
     return found
+
+
+def _clinician(question: str, name: str) -> bool:
+    """Whether ``name`` follows a clinician's title ("Dr. Alan Moore")."""
+    at = question.find(name)
+    return at > 0 and bool(_CLINICIAN.search(question[:at]))
+
+
+#: What an eponym names ("Creutzfeldt Jakob's disease"); a person's own "fever" or "echocardiogram" is theirs.
+_EPONYMOUS = frozenset("disease syndrome disorder palsy lymphoma sarcoma phenomenon sign test procedure".split())
+
+
+def _eponym(question: str, name: str) -> bool:
+    """Whether ``name`` is an eponym in the question: its possessive stands before what eponyms name."""
+    match = re.search(re.escape(name) + r"['’]s\s+(\w+)", question)
+    return bool(match) and match.group(1).casefold() in _EPONYMOUS
 
 
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?(?:['’]s\b)?")
@@ -135,7 +271,8 @@ def name_filters(question: str, use_spacy: bool = True) -> Filters:
     if len(patients) > MAX_NAMES:
         raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
-    candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure]
+    candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure
+                  and not looks_medical(c) and not _signed(question, c)]
     return Filters(patients=patients, candidates=candidates)
 
 

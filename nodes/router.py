@@ -62,10 +62,11 @@ class Router(NodeService):
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")
-        k = self.gate.limit_k(caller, query.k, self.path, trace)
-        withhold = self.gate.only_summaries(caller, self.path, trace)
+        use = "stats" if query.want == "stats" else "search"
+        k = self.gate.limit_k(caller, query.k, self.path, trace) if use == "search" else query.k
+        withhold = self.gate.only_summaries(caller, self.path, trace) if use == "search" else False
         summarizer = self.summarizer or (Summarizer.default() if withhold else None)
-        summarizing = summarizer is not None and (query.summarize != "none" or withhold)
+        summarizing = summarizer is not None and (query.summarize != "none" or withhold) and use == "search"
         payload = request.data
         if summarizing:
             budget = budget.with_reserve(budget.reserve.plus(summarizer.reserve_ms))
@@ -74,18 +75,21 @@ class Router(NodeService):
         outcomes = await scatter_gather(
             self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
-            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers)}, max_leaves=self.max_leaves,
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, use)}, max_leaves=self.max_leaves,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
         if summarizing:
-            summary = await summarizer.summarize(self.path, query, pooled(outcomes), budget.for_own_work())
+            summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
+                                                 budget.for_own_work())
             result.summaries.append(summary)
             self.counters[f"summaries.{summary.status}"] += 1
         if withhold:
             result.hits = [_withheld(hit) for hit in result.hits]
+            result.lexical = [_withheld(hit) for hit in result.lexical]
             self.counters["withheld"] += 1
         elif not query.vectors:
             result.hits = [hit.model_copy(update={"vector": None}) if hit.vector else hit for hit in result.hits]
+            result.lexical = [hit.model_copy(update={"vector": None}) if hit.vector else hit for hit in result.lexical]
         result.took_ms = round((time.monotonic() - started) * 1000.0, 2)
         self.counters["queries"] += 1
         self.counters["partial"] += int(result.partial)

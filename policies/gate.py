@@ -32,14 +32,19 @@ from policies.tokens import ANONYMOUS, Identity, Verifier
 class Gate(Protocol):
     """What nodes require of a policy."""
 
-    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Any:
-        """Returns the verified caller, or raises :class:`bus.errors.DeniedError` with the reason."""
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str, use: str = "search") -> Any:
+        """Returns the verified caller, or raises :class:`bus.errors.DeniedError` with the reason. ``use`` is
+        what the request is for: ``search``, or ``stats`` (counting the question's words, which costs the
+        caller none of their questions a minute)."""
 
     def visible(self, caller: Any, metadata: dict) -> bool:
         """Whether the caller (as returned by :meth:`check`) may see a passage with ``metadata``."""
 
     def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
         """Told, once per query at a leaf, how many passages :meth:`visible` hid."""
+
+    def filters_passages(self, caller: Any) -> bool:
+        """Whether :meth:`visible` may hide any passage from the caller here (if not, nothing need be checked)."""
 
     def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
         """Whether a router releases only summaries of its subtree (no passage text) to the caller."""
@@ -58,7 +63,7 @@ class AllowAll:
     def __init__(self, policy: NodePolicy | None = None) -> None:
         self.policy = policy or NodePolicy()
 
-    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str, use: str = "search") -> Identity:
         return ANONYMOUS
 
     def visible(self, caller: Any, metadata: dict) -> bool:
@@ -66,6 +71,9 @@ class AllowAll:
 
     def hidden(self, caller: Any, path: str, trace: str, count: int) -> None:
         return None
+
+    def filters_passages(self, caller: Any) -> bool:
+        return False
 
     def only_summaries(self, caller: Any, path: str, trace: str) -> bool:
         return self.policy.summaries_only is True
@@ -102,18 +110,19 @@ class PolicyGate:
         self.limits = limits or Limits()
         self.rate = RateLimiter()
 
-    async def check(self, headers: dict[str, str], question: str, path: str, trace: str) -> Identity:
+    async def check(self, headers: dict[str, str], question: str, path: str, trace: str, use: str = "search") -> Identity:
         node = path or "gateway"
         identity = None
         try:
             identity = await self.verifier.verify(bearer(headers.get(h.AUTHORIZATION)))
             caps = self.caps(identity)
             self.rate.check(identity.key, caps, question, dry=True)  # refused anyway: spare the proof's check
-            proof.verify_proof(headers.get(proof.HEADER), identity, question, self.replay)
+            proof.verify_proof(headers.get(h.PROOFS[use]), identity, question, self.replay, use=use)
             decision = self.policy.admit(identity.attributes())
             if not decision.allowed:
                 raise DeniedError(decision.reason)
-            self.rate.check(identity.key, caps, question)
+            if use == "search":
+                self.rate.check(identity.key, caps, question)
         except DeniedError as exc:
             self._log(trace, identity, node, "deny", None, str(exc), question)
             raise DeniedError(f"{node}: {exc}") from None
@@ -143,6 +152,9 @@ class PolicyGate:
         if count and self.audit is not None:
             self.audit.record(trace=trace, sub=caller.sub, iss=caller.iss, node=path, decision="hide", policy=None,
                               reason=f"document rules hid {count} passage(s)", hidden=count)
+
+    def filters_passages(self, caller: Identity) -> bool:
+        return bool(self.policy.documents)
 
     def only_summaries(self, caller: Identity, path: str, trace: str) -> bool:
         decision = self.policy.only_summaries(caller.attributes())

@@ -8,6 +8,11 @@ the question text), ``iat`` and ``jti`` (unique). Wire format::
 
     Authorization: Bearer <token>
     Fed-Proof: <proof>
+    Fed-Stats-Proof: <proof>
+
+The second proof, with the claim ``use = "stats"``, is good only for the first pass of a lexical search
+(counting what the records hold of the question's words): the gateway sends each node the proof of the
+pass it asks for, so an organization that sees the first pass cannot search with it.
 
 Every node checks that the proof is signed by the token's key, covers this very question, is recent,
 and has not been seen before by that node (:class:`ReplayCache`). A captured token with its proof is
@@ -36,8 +41,6 @@ from policies._jose import segment
 from policies.tokens import Identity
 
 PROOF_TYPE = "fedrag-proof+jwt"
-#: The proof header.
-HEADER = h.PROOF
 #: How far a proof's ``iat`` may be from this node's clock (seconds).
 WINDOW_S = 120.0
 
@@ -81,11 +84,11 @@ class ClientKey:
         """The RFC 7638 thumbprint that goes into the token's ``cnf.jkt``."""
         return self.key.thumbprint()
 
-    def prove(self, question: str, now: float | None = None) -> str:
-        """A fresh proof for ``question``."""
+    def prove(self, question: str, now: float | None = None, use: str = "search") -> str:
+        """A fresh proof for ``question``, good for ``use`` only (``search``, or ``stats``: counting its words)."""
         header = {"typ": PROOF_TYPE, "alg": "Ed25519", "jwk": self.key.as_dict(private=False)}
         claims = {"qd": question_digest(question), "iat": int(time.time() if now is None else now),
-                  "jti": uuid.uuid4().hex}
+                  "jti": uuid.uuid4().hex, "use": use}
         return jws.serialize_compact(header, json.dumps(claims, separators=(",", ":")), self.key, algorithms=["Ed25519"])
 
 
@@ -111,15 +114,15 @@ class ReplayCache:
 
 
 def verify_proof(proof: str | None, identity: Identity, question: str, replay: ReplayCache,
-                 window_s: float = WINDOW_S, now: float | None = None) -> None:
-    """Checks that ``proof`` binds ``identity``'s token to ``question``, once.
+                 window_s: float = WINDOW_S, now: float | None = None, use: str = "search") -> None:
+    """Checks that ``proof`` binds ``identity``'s token to ``question``, for ``use``, once.
 
     Raises:
-        DeniedError: missing or malformed proof, wrong key, another question, too old or from the
+        DeniedError: missing or malformed proof, wrong key, another question or use, too old or from the
             future, or seen before.
     """
     if not proof:
-        raise DeniedError(f"missing proof: every question needs a {HEADER} header signed with the token's key")
+        raise DeniedError(f"missing proof: every question needs a {h.PROOFS[use]} header signed with the token's key")
     header = segment(proof, 0)
     if header.get("typ") != PROOF_TYPE or header.get("alg") != "Ed25519" or not isinstance(header.get("jwk"), dict):
         raise DeniedError("the proof is not a fedrag proof signed with Ed25519")
@@ -135,6 +138,8 @@ def verify_proof(proof: str | None, identity: Identity, question: str, replay: R
         raise DeniedError("the proof's signature does not verify") from None
     if not isinstance(claims, dict) or claims.get("qd") != question_digest(question):
         raise DeniedError("proof does not match the question")
+    if claims.get("use", "search") != use:
+        raise DeniedError(f"the proof is good for {str(claims.get('use'))[:20]!r}, not for {use!r}")
     now = time.time() if now is None else now
     iat = claims.get("iat")
     if not isinstance(iat, (int, float)) or abs(now - iat) > window_s:

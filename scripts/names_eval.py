@@ -6,6 +6,9 @@ filter the federation would apply is computed as the gateway and leaves compute 
 leaves hold (:func:`nodes.names.applied_filter`). Questions naming nobody count too: a name found in
 them is a false positive.
 
+:data:`HARD_CASES` adds questions nobody here wrote the demo for: disease, drug and test phrases, eponyms
+and signatures that must filter nothing, and people spaCy does not label who must still be a filter.
+
 Usage::
 
     python scripts/names_eval.py [--seed 7] [--no-spacy]
@@ -41,6 +44,41 @@ def evaluate(questions: list[str], patients: list[str], use_spacy: bool = True) 
             "recall": true_positive / gold_total if gold_total else 1.0, "misses": misses}
 
 
+#: Questions whose capitalized words are not patients, or whose patient spaCy does not call a PERSON, and the
+#: filter each must get when no leaf holds anyone they name: a disease, drug or test phrase filters nothing
+#: (so it never empties an answer), nor does an eponym or the writer's own signature; a person acting in the
+#: question is a confident name even unknown (so nobody else's records answer for them).
+HARD_CASES = [
+    ("What are the symptoms of Giant Cell Vasculitis?", []),
+    ("What causes Osteogenesis Imperfecta ?", []),
+    ("How do I treat Plantar Fasciitis at home?", []),
+    ("Is Cephalexin 500mg safe with alcohol?", []),
+    ("What are the treatments for Adult Acute Lymphoblastic Leukemia ?", []),
+    ("What is the outlook for Guillain-Barre Syndrome?", []),
+    ("Which patients have Parkinson's disease?", []),
+    ("Who has Crohn's disease?", []),
+    ("My mother has Parkinson's Disease. What can we do? Thanks, John Smith", []),
+    ("Is a Bone Marrow Biopsy painful?", []),
+    ("What are the symptoms of Foot Drop?", []),
+    ("How to diagnose Atrial Fibrillation ?", []),
+    ("Tell me about John Smith", ["John Smith"]),
+    ("What medications is Zorblat Quixote taking for his gout?", ["Zorblat Quixote"]),
+    ("Does Mr. Pemberton Fizzlewick have diabetes?", ["Pemberton Fizzlewick"]),
+    ("Summarize Quillon Marwood's chart", ["Quillon Marwood"]),
+    ("What did Dr. Alan Moore prescribe for Mary Jones?", ["Mary Jones"]),
+]
+
+
+def hard_cases(use_spacy: bool = True) -> list[tuple[str, list[str], list[str]]]:
+    """Each of :data:`HARD_CASES` the filter gets wrong: (question, wanted, applied), with no patient held."""
+    wrong = []
+    for question, wanted in HARD_CASES:
+        applied = applied_filter(name_filters(question, use_spacy), [])
+        if sorted(applied) != sorted(wanted):
+            wrong.append((question, wanted, applied))
+    return wrong
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=7)
@@ -52,7 +90,13 @@ def main() -> int:
           f"precision {figures['precision']:.3f}, recall {figures['recall']:.3f}")
     for question, gold, found in figures["misses"]:
         print(f"  MISS {question!r}: named {gold}, filtered {found}")
-    return 0 if not figures["misses"] else 1
+    wrong = hard_cases(use_spacy=not args.no_spacy) if not args.no_spacy else []
+    if not args.no_spacy:
+        print(f"{len(HARD_CASES) - len(wrong)} of {len(HARD_CASES)} hard cases (diseases, drugs, eponyms, signatures, "
+              "people spaCy does not call persons) get the right filter")
+    for question, wanted, applied in wrong:
+        print(f"  WRONG {question!r}: wanted {wanted}, filtered {applied}")
+    return 0 if not figures["misses"] and not wrong else 1
 
 
 if __name__ == "__main__":

@@ -58,16 +58,62 @@ def evidence_texts(hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> li
     return [" ".join(cited.get((hit.path, hit.id), [])) if hit.withheld else hit.text for hit in hits]
 
 
+#: What each kind of question asks for: the words that ask it, and the word beginnings of sentences that answer it.
+QUESTION_TYPES = {
+    "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|what .* (do|take) for)", (
+        "treat", "therap", "medic", "drug", "surg", "dose", "mg", "prescri", "manag", "surgery", "operation",
+        "transplant", "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit", "physical therapy")),
+    "causes": (r"\b(cause|why|risk|result from|lead to|due to|inherit|genetic)", (
+        "cause", "caus", "due to", "result", "risk", "factor", "gene", "mutation", "inherit", "exposure",
+        "infect", "lead")),
+    "symptoms": (r"\b(symptom|sign|feel|present|complain|look like)", (
+        "symptom", "sign", "pain", "fever", "fatigue", "swell", "rash", "nausea", "cough", "weak", "numb",
+        "bleed", "short", "dizz", "headache", "include")),
+    "diagnosis": (r"\b(diagnos|test|exam|detect|screen|find out)", (
+        "test", "diagnos", "exam", "scan", "imaging", "biopsy", "blood", "mri", "ct ", "x-ray", "ultrasound",
+        "screen", "detect", "measure")),
+    "outlook": (r"\b(outlook|prognosis|surviv|recover|life expectancy|chance)", (
+        "prognos", "outlook", "surviv", "recover", "chance", "life expectancy", "depend", "cure")),
+    "prevention": (r"\b(prevent|avoid|reduce the risk|protect)", (
+        "prevent", "avoid", "reduc", "vaccin", "protect", "lower", "quit", "healthy")),
+    "frequency": (r"\b(how (many|common)|frequen|prevalen|incidence)", (
+        "percent", "%", "people", "affect", "common", "rare", "per ", "each year", "every", "estimat")),
+}
+#: How much more a sentence that answers the question's kind weighs than its similarity alone says.
+TYPE_BONUS = 0.1
+
+
+def question_type(question: str) -> str | None:
+    """What kind of question it is (:data:`QUESTION_TYPES`), if it says."""
+    folded = question.casefold()
+    for kind, (asks, _) in QUESTION_TYPES.items():
+        if re.search(asks, folded):
+            return kind
+    return None
+
+
+def answers_type(sentence: str, kind: str | None) -> bool:
+    """Whether ``sentence`` speaks of what a question of ``kind`` asks for."""
+    if kind is None:
+        return False
+    folded = " " + sentence.casefold()
+    return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in QUESTION_TYPES[kind][1])
+
+
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
-           max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = ()) -> list[CitedSentence]:
-    """The answer's sentences, best first (before grouping)."""
+           max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
+           question: str = "") -> list[CitedSentence]:
+    """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
+    speaks of what the question's kind asks for (a treatment, a cause ...) weighing :data:`TYPE_BONUS` more."""
     texts = evidence_texts(hits, summaries)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    for said in quotable(text, hit.patient)]
     if not pool:
         return []
     vectors = np.asarray(embed([text for _, text in pool]), dtype=np.float32)
-    scores = vectors @ np.asarray(question_vector, dtype=np.float32)
+    kind = question_type(question)
+    scores = vectors @ np.asarray(question_vector, dtype=np.float32) + np.array(
+        [TYPE_BONUS if answers_type(text, kind) else 0.0 for _, text in pool], dtype=np.float32)
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}
@@ -101,24 +147,35 @@ def compose(chosen: Sequence[CitedSentence]) -> str:
     return "\n".join(lines)
 
 
+def insufficient(why: str = "") -> str:
+    """What an answer says when the evidence does not support one: :data:`INSUFFICIENT`, and why when it is
+    known ("no record searched mentions Crohn disease")."""
+    return INSUFFICIENT + (f" {why[:1].upper()}{why[1:]}." if why else "")
+
+
+def is_insufficient(answer: str | None) -> bool:
+    """Whether ``answer`` says there is not enough evidence (see :func:`insufficient`)."""
+    return bool(answer) and answer.startswith(INSUFFICIENT)
+
+
 def sufficient(hits: Sequence[Hit], min_score: float = MIN_SCORE) -> bool:
     """Whether the evidence can support an answer at all: some hit scores at least ``min_score``."""
-    return bool(hits) and max(hit.score for hit in hits) >= min_score
+    return bool(hits) and max(hit.relevance for hit in hits) >= min_score
 
 
 def extractive_answer(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
                       min_score: float = MIN_SCORE, max_sentences: int = MAX_SENTENCES,
-                      summaries: Sequence[Summary] = ()) -> str:
+                      summaries: Sequence[Summary] = (), question: str = "") -> str:
     """The cited extractive answer to a question from its hits (:data:`INSUFFICIENT` without enough evidence)."""
     if not sufficient(hits, min_score):
         return INSUFFICIENT
-    chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries)
+    chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries, question=question)
     return compose(chosen) if chosen else INSUFFICIENT
 
 
 def check(answer: str, hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> list[str]:
     """What is wrong with ``answer`` as an answer from ``hits``: a citation of no hit, a sentence its hit lacks."""
-    if answer == INSUFFICIENT:
+    if is_insufficient(answer):
         return []
     texts = [" ".join(text.split()) for text in evidence_texts(hits, summaries)]
     problems = []

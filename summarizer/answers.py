@@ -2,8 +2,10 @@
 
 :class:`Answerer` is the gateway's counterpart of a router's :class:`summarizer.summaries.Summarizer`.
 It tells the gateway how much of its budget to keep for the answer (:meth:`Answerer.reserve_ms`) and,
-once the federation's evidence is merged, writes the answer: with no evidence, or evidence scoring
-under ``min_score``, it says so (:data:`summarizer.answer.INSUFFICIENT`) and no LLM is asked; an
+once the federation's evidence is merged, writes the answer: when the records hold nothing of what was
+asked (the evidence is only the closest records: :attr:`bus.messages.Answer.closest`), with no evidence,
+or with evidence scoring under ``min_score``, it says so and why (:func:`summarizer.answer.insufficient`),
+names nobody, and no LLM is asked; an
 ``llm`` answer asks the configured endpoint (:mod:`summarizer.generate`), streaming each checked
 sentence through ``delta``, and falls back to the extractive answer (:mod:`summarizer.answer`) when
 that fails; :class:`~bus.messages.AnswerInfo` says which it is and why. An answer that cannot be made
@@ -21,10 +23,18 @@ import numpy as np
 from bus.budget import Budget
 from bus.messages import Answer, AnswerInfo, Summarize
 from summarizer import generate
-from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, sufficient
+from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, insufficient, is_insufficient, sufficient
 
 #: What the gateway keeps, of an LLM answer's time, for the extractive answer that may have to stand in.
 EXTRACTIVE_ANSWER_MS = 400.0
+
+
+def grounded_refusal(evidence: Answer) -> str:
+    """Why the records cannot answer: the patient asked about is held nowhere, or nothing the question names
+    is mentioned anywhere the caller may search."""
+    if evidence.filtered and not evidence.names:
+        return "no records of " + ", ".join(evidence.patients)
+    return "no record searched mentions " + " or ".join(evidence.absent)
 
 
 class Answerer:
@@ -55,6 +65,10 @@ class Answerer:
         (no text if the deadline passes first)."""
         started = time.monotonic()
         method = "llm" if summarize == "llm" else "extractive"
+        if evidence.closest:
+            # the records hold nothing of what was asked: the hits are only the closest records
+            why = grounded_refusal(evidence)
+            return insufficient(why), AnswerInfo(method=method, status="insufficient", reason=why)
         if not sufficient(evidence.hits, self.min_score):
             # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
             return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
@@ -69,20 +83,20 @@ class Answerer:
                 if text is not None:
                     return text, tried
         fallback = tried.reason
-        text = await self.extractive(vector, evidence, budget)
+        text = await self.extractive(vector, evidence, budget, question)
         info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
         if text is None:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
                                                  + "the deadline passed before the answer"})
-        status = "fallback" if fallback else "insufficient" if text == INSUFFICIENT else "successful"
+        status = "fallback" if fallback else "insufficient" if is_insufficient(text) else "successful"
         return text, info.model_copy(update={"status": status})
 
-    async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget) -> str | None:
+    async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "") -> str | None:
         """The cited extractive answer, or ``None`` if the deadline passes first."""
         if budget.expired:
             return None
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.hits, self.embed, min_score=self.min_score, summaries=evidence.summaries))
+            vector, evidence.hits, self.embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

@@ -117,7 +117,7 @@ def summarize(question_vector: np.ndarray, hits: Sequence[Hit], *, path: str, qu
         ``min_score``; ``failed`` when no relevant hit carries a usable vector.
     """
     start = time.perf_counter()
-    relevant = sorted((hit for hit in hits if hit.score >= min_score), key=lambda hit: (hit.order_key(), hit.text))
+    relevant = sorted((hit for hit in hits if hit.relevance >= min_score), key=lambda hit: (hit.order_key(), hit.text))
     summary = Summary(path=path, method="extractive", status="insufficient", passages=len(hits), relevant=len(relevant))
     dim = int(np.asarray(question_vector).reshape(-1).shape[0])
     placed, vectors = _clusterable(relevant, dim)

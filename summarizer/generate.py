@@ -242,7 +242,7 @@ async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left
 
     The LLM gets what is left of the budget less what the extractive summary needs to stand in.
     """
-    relevant = sorted((hit for hit in hits if hit.score >= summarizer.min_score), key=Hit.order_key)
+    relevant = sorted((hit for hit in hits if hit.relevance >= summarizer.min_score), key=Hit.order_key)
     if not relevant:
         return Summary(path=path, method="llm", status="insufficient", passages=len(hits))
     texts = numbered(relevant, limit=summarizer.llm.settings.passages, chars=summarizer.llm.settings.passage_chars)

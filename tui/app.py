@@ -184,7 +184,8 @@ class FedragApp(App[None]):
         self.answer = answer
         self.federation.apply(answer)
         self._draw_tree()
-        self.query_one(EvidenceTable).show(answer.hits)
+        closest = (answer.absent or ["what was asked"]) if answer.closest else None
+        self.query_one(EvidenceTable).show(answer.hits, closest)
         await self.query_one(AnswerView).show(answer)
 
     def _draw_tree(self) -> None:

@@ -38,6 +38,7 @@ def add_commands(sub) -> None:
     answer.add_argument("--llm", action="store_true", help="have the federation's LLM write the answer (streamed as "
                         "it is written; the extractive answer stands in if it fails)")
     p.add_argument("--via", metavar="ORG", help="ask through this organization's own gateway (fed.ask.ORG)")
+    mode_option(p)
     identity_options(p)
     p.set_defaults(run=cmd_ask)
 
@@ -62,6 +63,7 @@ def add_commands(sub) -> None:
     p.add_argument("--questions", help="a JSON list of questions, or a text file with one a line "
                    "(default: corpus/questions.json beside the spec)")
     p.add_argument("--k", type=int)
+    mode_option(p)
     who = p.add_mutually_exclusive_group()
     who.add_argument("--as", dest="as_user", metavar="USER", help="compare what this user gets (default: a user "
                      "every node admits)")
@@ -72,7 +74,7 @@ def add_commands(sub) -> None:
 async def cmd_ask(args) -> int:
     request = AskRequest(question=args.question, k=args.k, fetch_k=args.fetch_k, deadline_ms=args.deadline_ms,
                          allow_partial=not args.no_partial, min_coverage=args.min_coverage, collapse=not args.no_collapse,
-                         summarize="none" if args.no_answer else "llm" if args.llm else "extractive")
+                         summarize="none" if args.no_answer else "llm" if args.llm else "extractive", mode=args.mode)
     creds = credentials(args)
     nc = await connect_as(args.nats, "fedrag-cli", creds, timeout=3.0)
     try:
@@ -133,10 +135,11 @@ async def cmd_compare(args) -> int:
     scores, identical = [], 0
     try:
         for question in questions:
-            answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True),
+            answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True, mode=args.mode),
                                headers=(lambda q=question: creds.headers(q)) if creds else None)
-            # the central index is searched with the very vector and patient filter the gateway used
-            expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), k, answer.patients)
+            # the central index is searched with the very vector, terms and patient filter the gateway used
+            expected = central.ranked(args.mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, k,
+                                      answer.patients)
             score = intersection(answer.hits, expected)
             same = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
             scores.append(score)
@@ -149,6 +152,12 @@ async def cmd_compare(args) -> int:
     print(f"mean intersection@{k} over {len(scores)} questions: {mean:.3f}; identical order and scores: "
           f"{identical}/{len(scores)}")
     return 0 if mean == 1.0 else 4
+
+
+def mode_option(p) -> None:
+    default = AskRequest.model_fields["mode"].default
+    p.add_argument("--mode", choices=["dense", "lexical", "hybrid"], default=default,
+                   help=f"rank by the question's embedding, by BM25 over its words, or both fused (default {default})")
 
 
 def _sees_everything(spec: FederationSpec) -> str:

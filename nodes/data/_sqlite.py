@@ -10,6 +10,8 @@ Tables of ``leaf.sqlite``:
     passages  the passages cut from the records, each under a stable label (AUTOINCREMENT, never
               reused) with its float32 vector; ``patient_key`` and ``text_digest`` are looked up
     changes   the log of index changes (a label added or deleted) not yet in the saved index
+    terms     the lexical index: how often each term occurs in each passage (:mod:`nodes.data.lexical`)
+    lengths   each passage's length in terms
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ CREATE INDEX IF NOT EXISTS passages_record ON passages(record_id);
 CREATE INDEX IF NOT EXISTS passages_patient ON passages(patient_key);
 CREATE INDEX IF NOT EXISTS passages_text ON passages(text_digest);
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, label INTEGER NOT NULL, op TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS terms (
+    term TEXT NOT NULL, label INTEGER NOT NULL REFERENCES passages(label) ON DELETE CASCADE, tf INTEGER NOT NULL,
+    PRIMARY KEY (term, label)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS terms_label ON terms(label);
+CREATE TABLE IF NOT EXISTS lengths (
+    label INTEGER PRIMARY KEY REFERENCES passages(label) ON DELETE CASCADE, terms INTEGER NOT NULL);
 """
 
 

@@ -1,17 +1,19 @@
 """What a leaf searches: a retriever over its records, of the kind its spec names.
 
 A leaf calls one interface, :class:`Retriever`: :meth:`Retriever.search` returns the leaf's complete top
-k for a query — exact scores in the one total order (:mod:`nodes.data.topk`), only what the caller may
-see, the question's patient names resolved against the patients it holds — and what it knows of those
-names. :data:`RETRIEVERS` is the table of kinds, chosen by ``retriever = "..."`` on a leaf of the spec as
-loaders are by ``format`` (:mod:`nodes.data.loaders`); :func:`check` names the valid ones. A new kind (a
-lexical index, read-only SQL over a table) is a class with the same two methods and a line in the table.
+k for a query — by the question's embedding, by BM25 with the federation's statistics, or both lists, as
+the query's ``mode`` asks; exact scores in the one total order (:mod:`nodes.data.topk`), only what the
+caller may see, the question's patient names resolved against the patients it holds — and what it knows
+of those names; :meth:`Retriever.stats` counts what the caller may see of the question's words.
+:data:`RETRIEVERS` is the table of kinds, chosen by ``retriever = "..."`` on a leaf of the spec as loaders
+are by ``format`` (:mod:`nodes.data.loaders`); :func:`check` names the valid ones. A new kind (read-only
+SQL over a table, say) is a class with the same methods and a line in the table.
 
 Example::
 
     retriever = make("passages", store, "hospital_a.medicine")
     found = retriever.search(query, visible=lambda metadata: True)
-    found.hits, found.known, found.filtered
+    found.hits, found.lexical, found.known, found.filtered
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from bus.errors import SpecError
-from bus.messages import MAX_FETCH_K, Hit, Query
+from bus.messages import MAX_FETCH_K, CollectionStats, Hit, Query
 from bus.subjects import org_of
-from nodes.data.chunking import Passage
+from nodes.data import lexical
 from nodes.data.index import TOLERANCE
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
@@ -38,14 +40,16 @@ class Retrieved(NamedTuple):
     """What a retriever found for one query.
 
     Attributes:
-        hits: the top k (and every hit tied with the k-th), in the total order.
+        hits: the top k by the question's embedding (and every hit tied with the k-th), in the total order.
         known: the question's names (:class:`bus.messages.Filters`) this leaf holds patients of.
         filtered: the search was restricted to named patients.
+        lexical: the top k by BM25 (a ``lexical`` or ``hybrid`` query), likewise.
     """
 
     hits: list[Hit]
     known: list[str]
     filtered: bool
+    lexical: list[Hit] = []
 
 
 class Retriever(Protocol):
@@ -62,6 +66,9 @@ class Retriever(Protocol):
     def search(self, query: Query, visible: Visible) -> Retrieved:
         """The complete top ``query.k`` of what the caller may see."""
 
+    def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
+        """What the passages the caller may see (all, with ``visible`` ``None``) hold of the query's words."""
+
 
 class PassageRetriever:
     """Passages and their vectors in a :class:`~nodes.data.store.LeafStore`, ranked by cosine similarity.
@@ -69,7 +76,8 @@ class PassageRetriever:
     A question that names patients this leaf holds is scored against those patients' passages directly
     (a name narrows the set so much that the index's nearest neighbours could all be other patients');
     otherwise candidates come from the hnswlib index in growing batches until the top k is certain,
-    and are scored exactly from the stored vectors.
+    and are scored exactly from the stored vectors. Lexically, every passage holding a question term is
+    scored by BM25 with the statistics the query carries, restricted to the named patients likewise.
     """
 
     def __init__(self, store: LeafStore, path: str) -> None:
@@ -85,34 +93,65 @@ class PassageRetriever:
         vector = query.vector()
         names = list(dict.fromkeys(query.filters.patients + query.filters.candidates))
         known = self.store.known_patients(names)
+        filtered = bool(known or query.filters.patients)
+        patients = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
+        dense = self._dense(query, vector, visible, patients) if query.mode != "lexical" else []
+        lexical = self._lexical(query, vector, visible, patients) if query.mode != "dense" else []
+        return Retrieved(dense, known, filtered, lexical)
 
-        def hits_of(labels) -> list[Hit]:
-            hits = []
-            for passage, score, stored in self.store.scored(labels, vector):
-                metadata = {**passage.metadata, "record_id": passage.record_id}
-                if visible(metadata):
-                    hits.append(self._hit(passage, metadata, score, stored if query.vectors else None))
-            return hits
+    def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
+        docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
+        return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
-        if known or query.filters.patients:
-            labels = self.store.labels_of_patients(known)  # none when no name is known here
-
+    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None) -> list[Hit]:
+        if patients is not None:
             def fetch(n: int) -> Candidates:
-                return Candidates(hits_of(labels), bound=float("-inf"), exhausted=True)
+                return Candidates(self._hits(sorted(patients), query, vector, visible), bound=float("-inf"),
+                                  exhausted=True)
         else:
             def fetch(n: int) -> Candidates:
                 labels, approx = self.store.index.search(vector, n)
                 bound = float(approx.min()) + TOLERANCE if len(approx) else float("-inf")
-                return Candidates(hits_of(labels), bound=bound, exhausted=len(labels) >= len(self.store))
+                return Candidates(self._hits(labels, query, vector, visible), bound=bound,
+                                  exhausted=len(labels) >= len(self.store))
 
-        hits = search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
-        return Retrieved(hits, known, bool(known or query.filters.patients))
+        return search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
 
-    def _hit(self, passage: Passage, metadata: dict, score: float, vector=None) -> Hit:
-        return Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
-                   patient=passage.patient, metadata=metadata,
-                   digest=digest(passage.body, passage.patient),
-                   vector=None if vector is None else np.asarray(vector, dtype="<f4").tobytes())
+    def _lexical(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None) -> list[Hit]:
+        """The top k by BM25 with the federation's statistics: every passage holding a term is scored, then
+        passages are read in growing batches of the best until collapsing and visibility leave k certain."""
+        stats = query.stats
+        if not query.terms or stats is None or not stats.docs:
+            return []
+        df = {term: stats.df.get(term, 0) for term in dict.fromkeys(query.terms)}
+        scored = sorted(((lexical.bm25(tf, length, df, stats.docs, stats.length), label)
+                         for label, (tf, length) in self.store.term_frequencies(query.terms).items()
+                         if patients is None or label in patients), key=lambda pair: (-pair[0], pair[1]))
+        if not scored:
+            return []
+        score_of = {label: score for score, label in scored}
+
+        def fetch(n: int) -> Candidates:
+            hits = self._hits([label for _, label in scored[:n]], query, vector, visible, score_of)
+            bound = scored[n][0] if n < len(scored) else float("-inf")
+            return Candidates(hits, bound=bound, exhausted=n >= len(scored))
+
+        return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse)
+
+    def _hits(self, labels, query: Query, vector: np.ndarray, visible: Visible,
+              score_of: dict[int, float] | None = None) -> list[Hit]:
+        """The visible passages under ``labels`` as hits: scored by ``score_of`` (else by cosine similarity),
+        with their cosine similarity and, if the query asks, their vectors."""
+        hits = []
+        for label, passage, similarity, stored in self.store.scored(labels, vector):
+            metadata = {**passage.metadata, "record_id": passage.record_id}
+            if visible(metadata):
+                score = similarity if score_of is None else score_of[label]
+                hits.append(Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
+                                patient=passage.patient, metadata=metadata, digest=digest(passage.body, passage.patient),
+                                similarity=similarity,
+                                vector=np.asarray(stored, dtype="<f4").tobytes() if query.vectors else None))
+        return hits
 
 
 #: Every kind of retriever a leaf may be, by the name its spec gives (``retriever = "passages"``).

@@ -27,12 +27,13 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
 from bus.errors import StoreError
+from nodes.data import _lexicon
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
@@ -95,6 +96,9 @@ class LeafStore(StoreWrites):
                 db.execute("INSERT OR REPLACE INTO settings VALUES ('stale', ?)", ("0" if fresh else "1",))
             for name in ("index.hnsw", "index.json"):
                 (folder / name).unlink(missing_ok=True)
+        with store._transaction() as db:
+            if _lexicon.reindex(db):
+                log.info("%s: passages indexed by their words (%s)", folder, _lexicon.SETTING)
         store._load_index()
         return store
 
@@ -235,9 +239,44 @@ class LeafStore(StoreWrites):
         found = {row[0] for row in rows}
         return [name for key, name in keys.items() if key in found]
 
-    def scored(self, labels, vector: np.ndarray) -> list[tuple[Passage, float, np.ndarray]]:
-        """The passages under ``labels`` with their exact scores for ``vector`` (see :func:`nodes.data.index.exact_scores`)
-        and their stored vectors."""
+    def term_stats(self, terms: list[str], concepts: list[list[list[str]]],
+                   visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int]]:
+        """What the passages a caller may see hold of a question's words: how many passages, their total length,
+        how many hold each of ``terms``, and how many mention each concept (all the terms of one of its
+        alternatives). ``visible`` judges a passage by its metadata; ``None``: every passage is visible."""
+        needed = sorted(set(terms) | {term for concept in concepts for option in concept for term in option})
+        with self._lock:
+            within = None if visible is None else _lexicon.visible_labels(self._db, visible)
+            docs, length = _lexicon.totals(self._db, within)
+            postings = _lexicon.postings(self._db, needed)
+
+        def seen(labels: set[int]) -> int:
+            return len(labels if within is None else labels & within)
+
+        df = {term: seen(set(postings[term])) for term in dict.fromkeys(terms)}
+        mentions = []
+        for concept in concepts:
+            holding: set[int] = set()
+            for option in concept:
+                holding |= set.intersection(*(set(postings[term]) for term in option))
+            mentions.append(seen(holding))
+        return docs, length, df, mentions
+
+    def term_frequencies(self, terms: list[str]) -> dict[int, tuple[dict[str, int], int]]:
+        """Every passage holding one of ``terms``: how often it holds each, and its length in terms."""
+        with self._lock:
+            postings = _lexicon.postings(self._db, list(dict.fromkeys(terms)))
+            labels = {label for found in postings.values() for label in found}
+            lengths = _lexicon.lengths(self._db, labels)
+        frequencies: dict[int, dict[str, int]] = {}
+        for term, found in postings.items():
+            for label, tf in found.items():
+                frequencies.setdefault(label, {})[term] = tf
+        return {label: (tf, lengths.get(label, 0)) for label, tf in frequencies.items()}
+
+    def scored(self, labels, vector: np.ndarray) -> list[tuple[int, Passage, float, np.ndarray]]:
+        """The passages under ``labels`` (each with its label) with their exact scores for ``vector`` (see
+        :func:`nodes.data.index.exact_scores`) and their stored vectors."""
         labels = [int(label) for label in labels]
         found = self.passages(labels)
         labels = [label for label in labels if label in found]
@@ -245,7 +284,7 @@ class LeafStore(StoreWrites):
             return []
         vectors = self._vectors(labels)
         scores = exact_scores(vectors, vector)
-        return [(found[label], float(score), row) for label, score, row in zip(labels, scores, vectors)]
+        return [(label, found[label], float(score), row) for label, score, row in zip(labels, scores, vectors)]
 
     def iter_records(self) -> Iterable[Record]:
         """Every stored record, in id order."""

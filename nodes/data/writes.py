@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bus.errors import StoreError
+from nodes.data import _lexicon
 from nodes.data.chunking import Passage, chunk
 from nodes.data.records import Record, patient_key
 
@@ -159,6 +160,7 @@ class StoreWrites:
                         (passage.id, record.id, passage.text, _text_digest(passage.text), passage.patient,
                          patient_key(passage.patient), passage.date, passage.section,
                          json.dumps(passage.metadata, sort_keys=True), vector.astype("<f4").tobytes())).lastrowid
+                    _lexicon.index(db, label, passage.text)
                     added.append((label, vector))
                 if record.id in known and not force:
                     outcome.updated += 1

@@ -2,7 +2,8 @@
 
 The federation promises that, with every policy open, its top-k equals the top-k of a single
 index over the same passages (the seed thesis's ``ixn = 1.0``), exactly. :class:`CentralIndex` is
-that single index and :func:`intersection` measures how far a federated answer is from it;
+that single index — dense, lexical (BM25 with its own statistics, which are the sums a federation's
+leaves report) or both fused as the gateway fuses them — and :func:`intersection` measures how far a federated answer is from it;
 :func:`central_spec` makes the same passages a one-leaf federation, so the benchmark can time the
 centralized path over the same broker.
 """
@@ -19,7 +20,9 @@ from bus.messages import Hit
 from bus.subjects import org_of
 from nodes.data.index import exact_scores
 from nodes.data.chunking import Passage
-from nodes.data.topk import Candidates, digest, search_complete
+from nodes.data import lexical
+from nodes.data.topk import Candidates, digest, search_complete, select
+from nodes.merge import fuse
 from nodes.run.spec import FederationSpec
 from nodes.data.records import patient_key
 from nodes.data.store import LeafStore
@@ -100,6 +103,7 @@ class CentralIndex:
         self.passages = passages
         self.matrix = np.asarray(matrix, dtype=np.float32)
         self._wide = self.matrix.astype(np.float64)
+        self._term_counts: list[tuple[dict[str, int], int]] | None = None
 
     @classmethod
     def from_spec(cls, spec: FederationSpec) -> "CentralIndex":
@@ -142,6 +146,32 @@ class CentralIndex:
             return Candidates(hits, bound=bound, exhausted=len(chosen) >= len(order))
 
         return search_complete(fetch, k, k, limit=max(len(order), 1), collapse=collapse, ties=False)
+
+    def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True) -> list[Hit]:
+        """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them)."""
+        counts = self._counts()
+        df = {term: sum(1 for tf, _ in counts if term in tf) for term in dict.fromkeys(terms)}
+        total = sum(length for _, length in counts)
+        wanted = {patient_key(name) for name in patients} if patients else None
+        scored = [(lexical.bm25(tf, length, df, len(counts), total), row) for row, (tf, length) in enumerate(counts)
+                  if any(term in tf for term in df)
+                  and (wanted is None or patient_key(self.passages[row].patient) in wanted)]
+        hits = [self._hit(row, score) for score, row in scored]
+        return select(hits, k, collapse=collapse)
+
+    def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,
+               collapse: bool = True) -> list[Hit]:
+        """The central top ``k`` the way a question of ``mode`` ranks it: dense, lexical, or both fused."""
+        if mode == "dense":
+            return self.search(vector, k, patients, collapse=collapse)
+        if mode == "lexical":
+            return self.lexical(terms, k, patients, collapse=collapse)
+        return fuse(self.search(vector, k, patients, collapse=collapse), self.lexical(terms, k, patients, collapse=collapse), k)
+
+    def _counts(self) -> list[tuple[dict[str, int], int]]:
+        if self._term_counts is None:
+            self._term_counts = [tuple(lexical.counts(p.text)) for p in self.passages]
+        return self._term_counts
 
     def _hit(self, row: int, score: float) -> Hit:
         passage, path = self.passages[row], self.paths[row]

@@ -76,6 +76,10 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
     for summary in answer.summaries:
         lines += ["", *summary_lines(summary, answer, width)]
     lines.append("")
+    if answer.closest and answer.hits:
+        lines.append("Closest records — they do not mention " + (" or ".join(answer.absent) or "what was asked") + ":")
+    elif answer.absent:
+        lines.append(f"(no record mentions {' or '.join(answer.absent)})")
     for n, hit in enumerate(answer.hits, 1):
         snippet = " ".join(hit.text.split()) if not hit.withheld else "(this organization releases only summaries to you)"
         if len(snippet) > snippet_chars:

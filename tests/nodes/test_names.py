@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -49,3 +50,4 @@ def test_the_evaluation_script_finds_every_named_patient_of_the_demo_questions()
     done = subprocess.run([sys.executable, "scripts/names_eval.py"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "precision 1.000, recall 1.000" in done.stdout
+    assert re.search(r"\b(\d+) of \1 hard cases", done.stdout), done.stdout

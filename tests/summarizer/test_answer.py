@@ -6,7 +6,7 @@ import re
 
 from bus.client import ask
 from bus.messages import AskRequest, Hit
-from summarizer.answer import INSUFFICIENT, check, extractive_answer
+from summarizer.answer import INSUFFICIENT, check, extractive_answer, is_insufficient
 
 
 def hit(n: int, text: str, patient: str | None, score: float) -> Hit:
@@ -65,5 +65,6 @@ async def test_the_gateway_answers_from_the_hits_it_returns(demo_federation, nc)
 async def test_a_patient_who_is_not_there_gets_insufficient_evidence(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="What medications is Mrs. Zelda Quartermaine taking?",
                                       summarize="extractive"))
-    assert answer.patients == ["Zelda Quartermaine"] and not answer.hits
-    assert answer.answer == INSUFFICIENT
+    assert answer.patients == ["Zelda Quartermaine"] and not answer.hits and answer.closest
+    assert is_insufficient(answer.answer) and answer.answer_info.reason == "no records of Zelda Quartermaine"
+    assert answer.answer.endswith("No records of Zelda Quartermaine."), "the answer says whom it holds nothing of"

@@ -23,7 +23,7 @@ from bus.client import events
 from bus.messages import Answer, AnswerDelta, AskRequest, OrgResult
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
-from summarizer.answer import INSUFFICIENT, check
+from summarizer.answer import INSUFFICIENT, check, is_insufficient
 from summarizer.generate import supported
 
 #: A question with every passage in the prompt can take the local model 20 s on a busy 2-core machine.
@@ -177,8 +177,10 @@ async def test_no_evidence_means_no_call_and_no_name(clinic, nc):
     try:
         for question in ("What is the boiling point of tungsten in kelvin?", "What medications is Zelda Quartermaine taking?"):
             _, answer, _ = await stream(nc, question, deadline_ms=10_000)
-            assert answer.answer == INSUFFICIENT and answer.answer_info.status == "insufficient", question
-            assert not any(name in answer.answer for name in ("Zelda", "Quartermaine", "Bo Chen", "Ana Ruiz"))
+            assert is_insufficient(answer.answer) and answer.answer_info.status == "insufficient", question
+            assert answer.closest and answer.answer_info.reason in (
+                "no records of Zelda Quartermaine", "no record searched mentions boiling point or tungsten or kelvin")
+            assert not any(name in answer.answer for name in ("Bo Chen", "Ana Ruiz")), "no patient of the records is named"
     finally:
         await federation.stop()
 

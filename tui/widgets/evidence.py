@@ -68,8 +68,10 @@ class EvidenceTable(DataTable):
         for key, label in self.COLUMNS:
             self.add_column(label, key=key)
 
-    def show(self, hits: list[Hit]) -> None:
-        """Shows ``hits`` (a whole answer's), numbered from 1 in their order."""
+    def show(self, hits: list[Hit], absent: list[str] | None = None) -> None:
+        """Shows ``hits`` (a whole answer's), numbered from 1 in their order; with ``absent`` (what no record
+        mentions, when the hits are only the closest records), says so in the table's title."""
+        self.border_title = ("closest records: none mentions " + " or ".join(absent)) if absent else ""
         self.passages = model.evidence_rows(list(hits))
         self.clear()
         for row in self.passages:

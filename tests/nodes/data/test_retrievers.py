@@ -35,7 +35,8 @@ def query(embedder, text, **fields):
 
 
 def search(leaf, q, visible=lambda metadata: True):
-    return leaf.search(q, visible)
+    """The dense hits, the names the leaf knows, and whether it filtered."""
+    return leaf.search(q, visible)[:3]
 
 
 def test_hits_follow_the_total_order(leaf, embedder):
@@ -85,7 +86,7 @@ def test_every_passage_tied_with_the_kth_is_returned(tmp_path, embedder):
     data = tmp_path / "ties.jsonl"
     data.write_text("".join(json.dumps({"id": f"r{i:02d}", "text": same}) + "\n" for i in range(12)))
     store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, verbose=False)[0]
-    hits, _, _ = PassageRetriever(store, "site.x").search(query(embedder, "allergies", k=3, fetch_k=3), lambda m: True)
+    hits = PassageRetriever(store, "site.x").search(query(embedder, "allergies", k=3, fetch_k=3), lambda m: True).hits
     scores = {h.score for h in hits}
     # identical texts embedded in one batch get identical vectors, so all twelve tie
     assert len(scores) == 1 and len(hits) == 12

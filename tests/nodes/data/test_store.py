@@ -146,10 +146,10 @@ def test_scores_are_exact_and_patients_are_known_by_key(tmp_path, data, embedder
     passages, matrix = store.all_vectors()
     labels = store.labels()
     scored = store.scored(labels, q)
-    assert [p.id for p, _, _ in scored] == [p.id for p in passages]
-    assert np.allclose([s for _, s, _ in scored], matrix @ q, atol=1e-6)
-    assert np.array_equal(np.stack([v for _, _, v in scored]), matrix), "each passage comes with its stored vector"
-    assert [s for _, s, _ in store.scored([labels[1]], q)] == [scored[1][1]], "a score does not depend on its batch"
+    assert [label for label, _, _, _ in scored] == labels and [p.id for _, p, _, _ in scored] == [p.id for p in passages]
+    assert np.allclose([s for _, _, s, _ in scored], matrix @ q, atol=1e-6)
+    assert np.array_equal(np.stack([v for _, _, _, v in scored]), matrix), "each passage comes with its stored vector"
+    assert [s for _, _, s, _ in store.scored([labels[1]], q)] == [scored[1][2]], "a score does not depend on its batch"
     assert store.known_patients(["bo  CHEN", "Nobody Here", "ana ruiz"]) == ["bo  CHEN", "ana ruiz"]
     assert {p.record_id for p in store.passages(store.labels_of_patients(["Bo Chen"])).values()} == {"n2", "n3"}
 

@@ -1,0 +1,161 @@
+"""What a question asks about, in the words the lexical index counts: its terms and its concepts.
+
+A question's *terms* are its words as :func:`nodes.data.lexical.terms` counts them (what BM25 scores).
+Its *concepts* are the things it names — a condition, a drug, a procedure, a finding: runs of words the
+question does not use merely to ask ("which patients have", "what are the treatments for", "with",
+"or", ...), without the patients it names (the name filter handles those) and without numbers (a dose
+is not the drug). "Which patients have heavy alcohol use with liver disease or pancreatitis?" names
+three: *heavy alcohol use*, *liver disease*, *pancreatitis*.
+
+A passage *mentions* a concept if it holds every term of it — its qualifiers ("elective", "chronic",
+:data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
+infarction" are one concept). Leaves count the
+passages that mention each concept among those the caller may search (:class:`bus.messages.CollectionStats`),
+so the gateway learns, without moving any text, whether anything the question names is in the records
+at all — a question about a condition no record mentions is answered "no record mentions it", not with
+other patients' notes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from bus.messages import MAX_CONCEPTS, MAX_TERMS, Answer, CollectionStats
+from nodes.data import lexical
+
+#: Words that ask rather than name: a concept never holds one (with the index's stop words).
+ASKING = frozenset("""
+patient patients people person persons someone anyone anybody everyone individual individuals case cases record
+records note notes chart charts who which what list show find tell give know known information info about
+history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
+medication medications medicine medicines drug drugs prescribed prescription taking take taken takes use using
+symptom symptoms sign signs cause causes caused causing risk risks factor factors outlook prognosis test tests
+testing exam exams examination diagnose complication complications prevent prevention preventing research
+study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much
+often type types kind kinds help doctor doctors hospital visit admitted currently current recently recent ever
+get gets got getting does doing did can may might could would should need needs needed also still any
+underwent undergo undergoes undergone undergoing received receive receives receiving developed develop
+presented present presenting experienced experiencing suffered suffering reported reporting complained
+complaining seen see evaluated noted found
+""".split())
+#: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
+QUALIFIERS = frozenset("""
+elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
+bilateral left right primary secondary early late advanced new old simple complicated uncomplicated major minor
+suspected possible probable known
+""".split())
+#: Words between concepts: a concept ends where one stands.
+BETWEEN = frozenset("and or with without for of in on to from after before during by at due versus vs as than "
+                    "nor but not".split())
+#: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
+SYNONYMS = [
+    ["heart attack", "myocardial infarction", "mi", "stemi", "nstemi"],
+    ["high blood pressure", "hypertension"],
+    ["stroke", "cerebrovascular accident", "cva"],
+    ["irregular heartbeat", "arrhythmia", "atrial fibrillation", "afib"],
+    ["blood clot", "thrombosis", "embolism"],
+    ["kidney", "renal"],
+    ["lung", "pulmonary"],
+    ["heart", "cardiac"],
+    ["liver", "hepatic"],
+    ["sugar", "glucose"],
+    ["copd", "chronic obstructive pulmonary disease", "emphysema"],
+    ["flu", "influenza"],
+    ["tb", "tuberculosis"],
+    ["uti", "urinary tract infection"],
+    ["dvt", "deep vein thrombosis"],
+    ["pe", "pulmonary embolism"],
+    ["chf", "congestive heart failure", "heart failure"],
+    ["gerd", "gastroesophageal reflux", "acid reflux"],
+    ["ckd", "chronic kidney disease"],
+    ["htn", "hypertension"],
+    ["dm", "diabetes"],
+]
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One thing a question names: how it was written, and the term lists any of which mention it."""
+
+    text: str
+    alternatives: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A question's terms and concepts."""
+
+    terms: list[str] = field(default_factory=list)
+    concepts: list[Concept] = field(default_factory=list)
+
+
+def _stems(phrase: str) -> tuple[str, ...]:
+    return tuple(lexical.terms(phrase))
+
+
+_SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+for _group in SYNONYMS:
+    _stemmed = [_stems(phrase) for phrase in _group]
+    for _one in _stemmed:
+        _SYNONYMS.setdefault(_one, []).extend(other for other in _stemmed if other != _one)
+
+
+_QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
+
+
+def _alternatives(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """``terms``, ``terms`` with any run of them that has synonyms replaced by each synonym, and each of those
+    without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
+    about an "elective total knee arthroplasty")."""
+    found = [terms]
+    for size in range(len(terms), 0, -1):
+        for start in range(len(terms) - size + 1):
+            for other in _SYNONYMS.get(terms[start:start + size], []):
+                found.append(terms[:start] + other + terms[start + size:])
+    found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
+    return tuple(dict.fromkeys(option for option in found if option))[:8]
+
+
+def analyse(question: str, names: list[str] = ()) -> Analysis:
+    """The terms and concepts of ``question``, leaving out the patients in ``names``."""
+    text = unicodedata.normalize("NFKC", question)
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
+    concepts: list[Concept] = []
+    run: list[str] = []
+
+    def close() -> None:
+        words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1]
+        terms = tuple(t for t in _stems(" ".join(words)) if t)
+        if terms and len(concepts) < MAX_CONCEPTS:
+            concepts.append(Concept(" ".join(run), _alternatives(terms[:8])))
+        run.clear()
+
+    end = 0
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        folded = word.casefold().replace("’", "'")
+        base = folded[:-2] if folded.endswith("'s") else folded
+        if not text[end:match.start()].isspace() and end:  # punctuation between words ends a concept
+            close()
+        if base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS:
+            close()
+        else:
+            run.append(word[:-2] if folded.endswith("'s") else word)
+        end = match.end()
+    close()
+    return Analysis(list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
+
+
+def grounding(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> tuple[list[str], bool]:
+    """What of the question no record the caller may search mentions, and whether the answer's hits are then
+    only the closest records: when every concept the question names is unmentioned, or the patient it is
+    about is held by no leaf."""
+    absent = []
+    if stats is not None and len(stats.concepts) == len(analysis.concepts):
+        absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
+    unknown_patient = answer.filtered and not answer.names
+    return absent, unknown_patient or (bool(analysis.concepts) and len(absent) == len(analysis.concepts))

@@ -1,0 +1,78 @@
+"""Words as the lexical index counts them, and BM25 scored with the federation's statistics.
+
+:func:`terms` is the one tokenizer: NFKC, case folded, runs of letters and digits, English stop words
+dropped, Snowball-stemmed (PyStemmer) — so "radiating" and "radiates" are one term, and a question's
+``"``, ``*``, ``NEAR`` or ``-`` are never syntax, only text. A leaf indexes its passages with it, the
+gateway analyses questions with it, and the centralized baseline does both, so every side counts the
+same terms.
+
+BM25 (k1 = 1.2, b = 0.75) needs collection statistics: how many passages there are, their total length,
+and how many contain each term. A federation computes them as one index would (as Elasticsearch's
+``dfs_query_then_fetch`` does): each leaf counts what the caller may see, routers and the gateway add
+the counts up, and every leaf then scores with those sums (:class:`bus.messages.CollectionStats`), so a
+passage's score does not depend on how records are split over leaves. :func:`bm25` is the one formula
+every side uses, term by term in sorted order, so the floats are the same bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+
+import Stemmer
+
+#: Bumped when :func:`terms` changes: stores then index their passages again (no embedding).
+VERSION = 1
+K1 = 1.2
+B = 0.75
+
+_WORD = re.compile(r"[^\W_]+")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_STEMMER = Stemmer.Stemmer("english")
+#: Words too common to count (a short list: clinical words such as "no", "not" or "left" are kept).
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her
+here hers herself him himself his how i if in into is it its itself just me more most my myself nor of off
+on once only or other our ours ourselves out over own same she should so some such than that the their
+theirs them themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves
+""".split())
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as the index sees them before stemming: folded, possessives and stop words dropped."""
+    folded = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", text).casefold())
+    return [word for word in _WORD.findall(folded) if word not in STOP_WORDS]
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of ``text``, in order, repeats kept."""
+    return _STEMMER.stemWords(words(text))
+
+
+def counts(text: str) -> tuple[Counter, int]:
+    """Each term's frequency in ``text``, and its length in terms."""
+    found = terms(text)
+    return Counter(found), len(found)
+
+
+def idf(df: int, docs: int) -> float:
+    """BM25's inverse document frequency (Lucene's, never negative)."""
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+def bm25(tf: dict[str, int], length: int, df: dict[str, int], docs: int, total_length: int) -> float:
+    """The BM25 score of a passage with term frequencies ``tf`` and ``length`` for the question terms in ``df``,
+    in a collection of ``docs`` passages of ``total_length`` terms in all."""
+    if docs <= 0:
+        return 0.0
+    average = total_length / docs if total_length else 1.0
+    score = 0.0
+    for term in sorted(df):
+        f = tf.get(term, 0)
+        if f and df[term]:
+            score += idf(df[term], docs) * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * length / average))
+    return score

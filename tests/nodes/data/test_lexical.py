@@ -1,0 +1,90 @@
+"""The lexical index: the one tokenizer, BM25, and a store's term counts kept in step with its records."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from nodes.data import lexical
+from nodes.data.records import Record
+from nodes.data.store import LeafStore
+
+
+def test_words_are_folded_stemmed_and_stop_words_dropped():
+    assert lexical.terms("The patients' Radiating PAIN, radiates; Crohn’s disease") == \
+        ["patient", "radiat", "pain", "radiat", "crohn", "diseas"]
+    assert lexical.terms("ＣＯＶＩＤ-19 Ümlaut café") == ["covid", "19", "ümlaut", "café"]
+
+
+@pytest.mark.parametrize("text", ['"heart failure"', "pain*", "chest NEAR pain", "-fever", "fever AND cough OR",
+                                  "a ( b ) : c ^ d", "'; DROP TABLE terms; --", "", "?!", "of the and"])
+def test_search_syntax_and_punctuation_are_only_text(text):
+    found = lexical.terms(text)
+    assert all(term.isalnum() for term in found)
+    assert set(found) <= {"heart", "failur", "pain", "chest", "near", "fever", "cough", "b", "c", "d", "drop",
+                          "tabl", "term"}
+
+
+def test_bm25_by_hand():
+    # two passages of 4 and 8 terms; "fever" in one of them, "cough" in both
+    docs, total = 2, 12
+    df = {"fever": 1, "cough": 2}
+    idf_fever = math.log(1 + (2 - 1 + 0.5) / (1 + 0.5))
+    idf_cough = math.log(1 + (2 - 2 + 0.5) / (2 + 0.5))
+    average = total / docs
+    expected = (idf_cough * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 4 / average))
+                + idf_fever * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 4 / average)))
+    assert lexical.bm25({"fever": 2, "cough": 1}, 4, df, docs, total) == pytest.approx(expected, rel=1e-12)
+    assert lexical.bm25({"rash": 3}, 4, df, docs, total) == 0.0
+    assert lexical.bm25({"fever": 1}, 4, df, 0, 0) == 0.0
+
+
+class Fixed:
+    """An embedder giving every text the same unit vector (the lexical index does not read vectors)."""
+
+    fingerprint = "fixed"
+
+    def embed(self, texts):
+        import numpy as np
+
+        vectors = np.zeros((len(texts), 4), dtype=np.float32)
+        vectors[:, 0] = 1.0
+        return vectors
+
+
+def test_a_store_counts_terms_and_follows_upserts_and_deletes(tmp_path):
+    store = LeafStore.open(tmp_path, "fixed", 4)
+    try:
+        store.apply([Record("a", "Fever and cough for three days."), Record("b", "Cough, no fever. Chest pain."),
+                     Record("c", "Knee pain after a fall.")], [], Fixed)
+        docs, length, df, mentions = store.term_stats(["fever", "cough", "pain"], [[["chest", "pain"]], [["gout"]]])
+        assert (docs, df, mentions) == (3, {"fever": 2, "cough": 2, "pain": 2}, [1, 0])
+        assert length == sum(n for _, n in store.term_frequencies(["fever", "cough", "pain", "knee"]).values())
+        store.apply([Record("c", "Gout flare in the left big toe.")], ["a"], Fixed)
+        docs, _, df, mentions = store.term_stats(["fever", "gout"], [[["gout"]]])
+        assert (docs, df, mentions) == (2, {"fever": 1, "gout": 1}, [1])
+        visible = store.term_stats(["gout", "fever"], [[["gout"]]],
+                                   visible=lambda metadata: metadata["record_id"] != "c")
+        assert visible[0] == 1 and visible[2] == {"gout": 0, "fever": 1} and visible[3] == [0], \
+            "what a caller may not see is not counted"
+    finally:
+        store.close()
+
+
+def test_a_store_built_before_the_index_is_indexed_when_it_opens(tmp_path):
+    store = LeafStore.open(tmp_path, "fixed", 4)
+    store.apply([Record("a", "Fever and cough."), Record("b", "Chest pain.")], [], Fixed)
+    with store._transaction() as db:  # as a store written before the lexical index existed
+        db.execute("DELETE FROM terms")
+        db.execute("DELETE FROM lengths")
+        db.execute("DELETE FROM settings WHERE key = 'lexical'")
+    store.save_index()
+    store.close()
+    again = LeafStore.open(tmp_path, "fixed", 4)
+    try:
+        assert again.term_stats(["cough", "pain"], [])[2] == {"cough": 1, "pain": 1}
+        assert json.loads(json.dumps(again._settings()))["lexical"] == str(lexical.VERSION)
+    finally:
+        again.close()

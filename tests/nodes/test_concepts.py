@@ -1,0 +1,75 @@
+"""What a question names, and the federation answering only what its records answer (the demo, real broker)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.client import ask
+from bus.messages import AskRequest, CollectionStats
+from nodes.concepts import analyse, grounding
+from summarizer.answer import is_insufficient
+
+#: Conditions no demo record mentions (each checked against the corpus below).
+ABSENT = ["Which patients have Crohn's disease?", "Who has been treated for malaria?",
+          "Which patients have cystic fibrosis?", "List patients with sickle cell anemia.",
+          "Does anyone have lupus or psoriasis?"]
+
+
+def concepts(question: str, names=()) -> list[str]:
+    return [concept.text for concept in analyse(question, names).concepts]
+
+
+def test_concepts_are_what_the_question_names_not_how_it_asks():
+    assert concepts("Which patients have heavy alcohol use with liver disease or pancreatitis?") == \
+        ["heavy alcohol", "liver disease", "pancreatitis"]
+    assert concepts("What are the treatments for Giant Cell Vasculitis ?") == ["Giant Cell Vasculitis"]
+    assert concepts("What medications is Zorblat Quixote taking for his gout?", ["Zorblat Quixote"]) == ["gout"]
+    assert concepts("Is Cephalexin 500mg safe?") == ["Cephalexin 500mg safe"]
+    assert [c.alternatives for c in analyse("Cephalexin 500mg").concepts] == [(("cephalexin",),)], "a dose is not the drug"
+    assert concepts("what is the?") == [] and analyse("what is the?").terms == []
+    [attack] = analyse("Who had a heart attack?").concepts
+    assert ("myocardi", "infarct") in attack.alternatives, "an accepted synonym mentions it too"
+
+
+def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_mentioned():
+    from bus.messages import Answer
+
+    analysis = analyse("Which patients have Crohn's disease or gout?")
+    answer = Answer(question="q")
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0]), answer) == (["Crohn disease", "gout"], True)
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), answer) == (["Crohn disease"], False)
+    assert grounding(analysis, None, answer) == ([], False), "without counts nothing is judged absent"
+    unknown = Answer(question="q", filtered=True, patients=["Zorblat Quixote"])
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown)[1], "a person held nowhere"
+
+
+def test_the_absent_conditions_are_absent_from_the_demo_corpus(demo_dir):
+    from nodes.data import lexical
+
+    records = [set(lexical.terms(line)) for path in (demo_dir / "corpus").rglob("*.jsonl")
+               for line in path.read_text().splitlines()]
+    for question in ABSENT:
+        for concept in analyse(question).concepts:
+            assert not any(set(option) <= held for option in concept.alternatives for held in records), (question, concept)
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+async def test_a_condition_no_record_mentions_is_answered_so_and_names_nobody(demo_federation, nc, demo_dir, mode):
+    from nodes.demo import corpus as demo_corpus
+
+    patients = list(demo_corpus.generate().patients)
+    for question in ABSENT:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode=mode))
+        assert answer.closest and answer.absent, question
+        assert is_insufficient(answer.answer) and answer.answer_info.status == "insufficient", question
+        assert "no record searched mentions" in answer.answer_info.reason
+        assert not any(name in answer.answer for name in patients), "nobody is named"
+        assert answer.hits, "the closest records are still shown, labelled so"
+
+
+async def test_questions_the_records_answer_keep_their_answers(demo_federation, nc, demo_dir):
+    import json
+
+    for question in json.loads((demo_dir / "corpus" / "questions.json").read_text()):
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        assert not answer.closest, (question, answer.absent)
