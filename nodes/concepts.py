@@ -119,8 +119,13 @@ def _alternatives(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(option for option in found if option))[:8]
 
 
-def analyse(question: str, names: list[str] = ()) -> Analysis:
-    """The terms and concepts of ``question``, leaving out the patients in ``names``."""
+def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
+    """The terms and concepts of ``question``, leaving out the patients in ``names``. With ``phrases`` (the
+    question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
+    joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
+    if phrases is not None:
+        return Analysis(analyse(question).terms, [concept for phrase in phrases
+                                                  for concept in analyse(phrase, names).concepts][:MAX_CONCEPTS])
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)

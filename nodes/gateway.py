@@ -36,7 +36,7 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, grounding
 from nodes.merge import fuse, merge, summed
-from nodes.names import applied_filter, name_filters
+from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
@@ -202,8 +202,8 @@ class Gateway(NodeService):
         loop = asyncio.get_running_loop()
 
         async def words():
-            filters = await loop.run_in_executor(None, name_filters, text, self.use_spacy)
-            analysis = analyse(text, filters.patients)
+            filters, phrases = await loop.run_in_executor(None, parse, text, self.use_spacy)
+            analysis = analyse(text, filters.patients, phrases)
             return filters, analysis, await self._count(request, ask.question, analysis, budget, trace)
 
         vector, (filters, analysis, stats) = await asyncio.gather(

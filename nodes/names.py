@@ -166,8 +166,9 @@ def _surely_a_person(question: str, name: str, by_role: set[str]) -> bool:
     return name.split()[0].casefold() in FIRST_NAMES
 
 
-def _spacy_persons(nlp, question: str) -> tuple[list[str], list[str]]:
-    """The PERSONs spaCy finds and the names acting as people: those surely people, and the others."""
+def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
+    """What spaCy finds: the names surely people (PERSONs and names acting as people, see
+    :func:`_surely_a_person`), and the question's noun phrases."""
     # A memory zone frees the strings a question adds to spaCy's vocabulary when it ends, so a
     # stream of questions full of new words does not grow the process; one question at a time,
     # as a spaCy pipeline is not meant to be called from several threads at once.
@@ -175,17 +176,23 @@ def _spacy_persons(nlp, question: str) -> tuple[list[str], list[str]]:
         doc = nlp(question)
         by_role = [str(name) for name in _persons_by_role(doc)]
         found = [str(ent.text) for ent in doc.ents if ent.label_ == "PERSON"] + by_role
+        chunks = [str(chunk.text) for chunk in doc.noun_chunks]
     found = list(dict.fromkeys(found))
-    sure = [name for name in found if _surely_a_person(question, name, set(by_role))]
-    return sure, [name for name in found if name not in sure]
+    return [name for name in found if _surely_a_person(question, name, set(by_role))], chunks
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:
     """The patient names ``question`` surely mentions, in order of appearance, without duplicates."""
+    return _parse(question, use_spacy)[0]
+
+
+def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None]:
+    """The names ``question`` surely mentions, and its noun phrases (``None`` without spaCy)."""
     found: list[str] = []
     nlp = _spacy_model() if use_spacy else None
+    chunks = None
     if nlp is not None:
-        candidates, _ = _spacy_persons(nlp, question)
+        candidates, chunks = _spacy_parse(nlp, question)
     else:
         candidates = [m.group(1) for rx in (_CUED, _POSSESSIVE) for m in rx.finditer(question)]
         candidates.sort(key=question.find)
@@ -194,7 +201,7 @@ def detect_names(question: str, use_spacy: bool = True) -> list[str]:
         if name and name not in found and not looks_medical(candidate) and not _eponym(question, name) \
                 and not _signed(question, name) and not _clinician(question, name):
             found.append(name)
-    return found
+    return found, chunks
 
 
 def _clinician(question: str, name: str) -> bool:
@@ -267,13 +274,22 @@ def name_filters(question: str, use_spacy: bool = True) -> Filters:
         ValidationError: the question names more people than a filter may hold (the names are not
             repeated in the reason).
     """
-    patients = detect_names(question, use_spacy)
+    return parse(question, use_spacy)[0]
+
+
+def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | None]:
+    """The question's :func:`name_filters` and its noun phrases (``None`` without spaCy), from one parse.
+
+    Raises:
+        ValidationError: as :func:`name_filters`.
+    """
+    patients, chunks = _parse(question, use_spacy)
     if len(patients) > MAX_NAMES:
         raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
     candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure
                   and not looks_medical(c) and not _signed(question, c)]
-    return Filters(patients=patients, candidates=candidates)
+    return Filters(patients=patients, candidates=candidates), chunks
 
 
 def applied_filter(filters: Filters, known: list[str]) -> list[str]:

@@ -4,7 +4,7 @@ Between the top-level folders: ``bus`` imports none of the others; ``policies`` 
 import ``nodes`` or ``tui``, and ``policies`` starts no processes (not ``bus.server`` nor ``bus.sites``);
 ``tui`` does not import ``nodes`` (the command line alone imports ``tui``, to run it). Inside ``nodes``,
 from the top down: the command line (``nodes/cli``, which nothing else imports), what it runs beside the
-federation (``chaos``, ``demo``), ``run``, the node kinds, and ``data``, which imports no other part of
+federation (``chaos``, ``demo``, ``eval``), ``run``, the node kinds, and ``data``, which imports no other part of
 ``nodes``; a module imports only its own layer and those below it.
 """
 
@@ -29,7 +29,7 @@ MAY_IMPORT = {
 #: Modules a folder may not import although it may import their folder.
 FORBIDDEN = {"policies": ("bus.server", "bus.sites")}
 #: The layers inside ``nodes``, top first.
-NODE_LAYERS = (("nodes.cli",), ("nodes.chaos", "nodes.demo"), ("nodes.run",), ("nodes",), ("nodes.data",))
+NODE_LAYERS = (("nodes.cli",), ("nodes.chaos", "nodes.demo", "nodes.eval"), ("nodes.run",), ("nodes",), ("nodes.data",))
 
 
 def module_name(path: Path) -> str:
@@ -76,7 +76,7 @@ def violations() -> list[str]:
                 elif package == "nodes" and top == "nodes":
                     if node_layer(target) < node_layer(source):
                         found.append(f"{source} imports {target}: against the layers of nodes/ (top down: "
-                                     "cli; chaos, demo; run; the node kinds; data)")
+                                     "cli; chaos, demo, eval; run; the node kinds; data)")
     return found
 
 

@@ -18,6 +18,7 @@ Commands::
     fedrag chaos SCENARIO|all          inject faults while questions stream in; every answer checked
     fedrag load [--clients 1,4,16]     throughput, latency and lost replies under load; --soak for memory
     fedrag flood [--count 20000]       one user's malformed asks while another is answered
+    fedrag eval SET [--modes ...]      relevance on a labelled set (medquad, pubmedqa, demo-negatives), per ranking mode
 
 :data:`FAMILIES` lists the modules; each has ``add_commands(sub)``. ``--nats`` defaults to
 ``$FEDRAG_NATS_URL`` or ``nats://127.0.0.1:4222``; ``--spec`` (for ``--as``) to ``$FEDRAG_SPEC``. Errors
@@ -33,10 +34,10 @@ import os
 import sys
 
 from bus.errors import FedragError
-from nodes.cli import ask, broker, chaos, data, identity, serve
+from nodes.cli import ask, broker, chaos, data, eval, identity, serve
 
 #: The command families, in the order ``fedrag --help`` lists them.
-FAMILIES = (serve, ask, identity, data, broker, chaos)
+FAMILIES = (serve, ask, identity, data, broker, chaos, eval)
 
 
 def build_parser() -> argparse.ArgumentParser:
