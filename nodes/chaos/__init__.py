@@ -10,5 +10,6 @@
 * :mod:`nodes.chaos.flood` — one signed-in user flooding the gateway while another asks;
 * :mod:`nodes.chaos.table` — the reports' tables.
 
-``fedrag chaos``, ``load`` and ``flood`` (:mod:`nodes.cli.chaos`) run them; ``tests/chaos`` runs every scenario at a small size.
+``fedrag chaos``, ``load`` and ``flood`` (:mod:`nodes.cli.chaos`) run them; ``tests/nodes/chaos`` runs every scenario at a
+small size.
 """

@@ -1,10 +1,18 @@
+"""The wire's encoding (:mod:`bus.codec`): msgpack validated into models, size-bounded both ways — including
+properties (hypothesis) that any bytes and any msgpack value decode to a model or to one of our two errors."""
+
+from __future__ import annotations
+
 import msgpack
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bus import codec
 from bus.errors import DecodeError, TooLargeError, ValidationError
-from bus.messages import Coverage, NodeReport, Query, SearchResult
+from bus.messages import Answer, AskRequest, Coverage, NodeReport, Query, SearchResult
+from tests.helpers.properties import PROPERTIES
 
 
 def make_query(**fields):
@@ -54,3 +62,29 @@ def test_oversized_body_is_refused_both_ways():
 def test_unknown_fields_are_ignored_for_forward_compatibility():
     body = {**make_query().model_dump(), "added_in_a_later_version": 1}
     assert codec.decode(msgpack.packb(body, use_bin_type=True), Query).question == "q?"
+
+
+msgpack_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=True) | st.text(max_size=20)
+    | st.binary(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+
+
+@PROPERTIES
+@given(st.binary(max_size=300), st.sampled_from([Query, AskRequest, SearchResult, Answer]))
+def test_any_bytes_decode_to_a_model_or_to_our_error(data, model):
+    try:
+        codec.decode(data, model)
+    except (DecodeError, ValidationError):
+        pass
+
+
+@PROPERTIES
+@given(msgpack_values, st.sampled_from([Query, AskRequest, SearchResult, Answer]))
+def test_any_msgpack_value_decodes_to_a_model_or_to_our_error(value, model):
+    try:
+        codec.decode(msgpack.packb(value, use_bin_type=True), model)
+    except (DecodeError, ValidationError):
+        pass

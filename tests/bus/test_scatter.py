@@ -10,6 +10,7 @@ from bus import codec
 from bus import headers as h
 from bus.messages import Coverage, ErrorInfo, Hit, SearchResult
 from bus.scatter import reply_outcome, scatter_gather
+from tests.helpers.timing import AT_ONCE, EARLY_MS, SLACK_MS
 
 
 def result(score: float, path: str) -> bytes:
@@ -19,9 +20,12 @@ def result(score: float, path: str) -> bytes:
     return codec.encode(SearchResult(hits=[hit], coverage=cov))
 
 
+@pytest.mark.timing
 async def test_each_child_gets_its_status(nc):
+    budget_ms = 400
+
     async def good(msg):
-        assert float(msg.headers[h.BUDGET]) <= 400
+        assert float(msg.headers[h.BUDGET]) <= budget_ms
         await msg.respond(result(0.9, "good"))
 
     async def silent(msg):
@@ -41,23 +45,27 @@ async def test_each_child_gets_its_status(nc):
     started = time.monotonic()
     outcomes = await scatter_gather(
         nc, ["fed.q.good", "fed.q.silent", "fed.q.absent", "fed.q.refuses", "fed.q.broken"],
-        b"request", budget_ms=400)
+        b"request", budget_ms=budget_ms)
     elapsed = (time.monotonic() - started) * 1000
 
     statuses = {o.subject: o.status for o in outcomes}
     assert statuses == {"fed.q.good": "successful", "fed.q.silent": "timed_out", "fed.q.absent": "unavailable",
                         "fed.q.refuses": "denied", "fed.q.broken": "failed"}
-    assert 380 <= elapsed < 400 + 150, "returns at the deadline, not before and not long after"
+    assert budget_ms - EARLY_MS <= elapsed <= budget_ms + SLACK_MS, "returns at the deadline, not before and not long after"
     by_subject = {o.subject: o for o in outcomes}
-    assert by_subject["fed.q.absent"].took_ms < 100, "no responders is known at once"
+    assert by_subject["fed.q.absent"].took_ms < AT_ONCE * budget_ms, "no responders is known at once"
     assert by_subject["fed.q.silent"].error.type == "deadline"
     assert by_subject["fed.q.broken"].error.type == "decode"
     assert by_subject["fed.q.good"].result.hits[0].score == 0.9
 
 
+@pytest.mark.timing
 async def test_outcomes_are_streamed_as_they_land(nc):
+    slow_answered = []
+
     async def slow(msg):
         await asyncio.sleep(0.2)
+        slow_answered.append(time.monotonic())
         await msg.respond(result(0.5, "slow"))
 
     async def fast(msg):
@@ -74,10 +82,9 @@ async def test_outcomes_are_streamed_as_they_land(nc):
     async def on_outcome(outcome):
         seen.append((outcome.subject, time.monotonic()))
 
-    started = time.monotonic()
     outcomes = await scatter_gather(nc, ["fed.q.slow", "fed.q.fast"], b"x", budget_ms=1000, on_outcome=on_outcome)
     assert [s for s, _ in seen] == ["fed.q.fast", "fed.q.slow"]
-    assert seen[0][1] - started < 0.15
+    assert seen[0][1] < slow_answered[0], "the fast child's outcome is passed on before the slow child has answered"
     assert [o.subject for o in outcomes] == ["fed.q.slow", "fed.q.fast"], "results keep the order asked"
 
 

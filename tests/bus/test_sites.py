@@ -9,7 +9,7 @@ import subprocess
 import nats
 import pytest
 
-from bus.connection import connect, servers
+from bus.connection import connect
 from bus.errors import BrokerError
 from bus.server import find_binary
 from bus.sites import Login, Sites
@@ -65,21 +65,6 @@ def test_leaf_sites_render_domains_and_remotes_to_every_hub_server(tmp_path):
 def test_a_topology_that_cannot_work_is_a_clear_error(tmp_path, topology, layout, message):
     with pytest.raises(BrokerError, match=message):
         Sites(topology, layout, tmp_path)
-
-
-def test_a_url_list_carries_one_login_for_every_server():
-    assert servers("nats://u:p@127.0.0.1:1, 127.0.0.1:2") == (["nats://127.0.0.1:1", "nats://127.0.0.1:2"],
-                                                               {"user": "u", "password": "p"})
-    assert servers("nats://tok@h:1") == (["nats://h:1"], {"token": "tok"})
-    with pytest.raises(BrokerError, match="different credentials"):
-        servers("nats://a:1@h:1,nats://b:2@h:2")
-    with pytest.raises(BrokerError, match="no NATS server"):
-        servers(" , ")
-
-
-async def test_an_unreachable_list_names_every_server():
-    with pytest.raises(BrokerError, match=r"cannot reach NATS at any of nats://127.0.0.1:1, nats://127.0.0.1:2"):
-        await connect("nats://127.0.0.1:1,nats://127.0.0.1:2", "t", timeout=1.0)
 
 
 async def test_a_client_of_a_cluster_moves_to_another_server_when_its_own_dies(tmp_path):

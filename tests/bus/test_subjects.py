@@ -1,3 +1,8 @@
+"""Subjects from node paths (:mod:`bus.subjects`): the hierarchy as subjects, paths that cannot carry
+wildcards or empty tokens, subtrees of whole tokens and the ancestors of a path."""
+
+from __future__ import annotations
+
 import pytest
 
 from bus.errors import SpecError

@@ -26,7 +26,8 @@ from nodes.demo.access import MATRIX, MAX_PASSAGES
 from nodes.run.assemble import sign_in
 from policies import broker
 from policies.limits import Limits
-from tests.helpers import QUESTION, ask_as, asker
+from tests.helpers.asking import QUESTION, ask_as, asker
+from tests.helpers.timing import SLACK_MS
 
 
 class Slow(NodeService):
@@ -44,8 +45,10 @@ class Slow(NodeService):
         return ErrorInfo(type="none", reason="done")
 
 
+@pytest.mark.timing
 async def test_a_full_queue_is_refused_at_once_with_a_hint_and_a_long_wait_is_overloaded(nc):
-    node = Slow(0.6, Limits(concurrency=1, queue=1, queue_wait_ms=300))
+    limits = Limits(concurrency=1, queue=1, queue_wait_ms=300)
+    node = Slow(0.6, limits)
     await node.start(nc)
     body = codec.encode(AskRequest(question="x"))
     try:
@@ -55,7 +58,8 @@ async def test_a_full_queue_is_refused_at_once_with_a_hint_and_a_long_wait_is_ov
         await asyncio.sleep(0.1)
         started = asyncio.get_running_loop().time()
         refused = await nc.request("slow.q", body, timeout=5)  # one working, one waiting: no room
-        assert asyncio.get_running_loop().time() - started < 0.25, "refused before anything else is done"
+        waited_ms = (asyncio.get_running_loop().time() - started) * 1000
+        assert waited_ms < limits.queue_wait_ms, "refused before anything else is done, not after waiting for a turn"
         error = codec.decode(refused.data, ErrorInfo)
         assert error.type == "overloaded" and "queue is full" in error.reason and error.retry_after_ms > 0
         waited = codec.decode((await waiting).data, ErrorInfo)  # no turn within 300 ms of the 600 ms answer
@@ -153,6 +157,7 @@ async def test_questions_beyond_a_persons_rate_are_refused_with_a_hint_and_audit
                for line in audit)
 
 
+@pytest.mark.timing
 async def test_one_users_flood_leaves_another_users_questions_answered_by_their_deadline(demo_spec, tmp_path):
     """A smaller run of ``fedrag flood`` (a process per organization, a gateway process, the flooder in its own)."""
     from nodes.chaos import flood
@@ -169,6 +174,7 @@ async def test_one_users_flood_leaves_another_users_questions_answered_by_their_
             await federation.stop()
     print(report.text())
     assert sum(report.flood.sent.values()) == 3_000 and report.asked >= 3
-    assert report.by_deadline == report.asked == report.full, report.failed
+    assert not report.failed and len(report.took_ms) == report.asked == report.full, report.failed
+    assert max(report.took_ms) <= report.deadline_ms + SLACK_MS, f"answered up to {max(report.took_ms):.0f} ms"
     replies = report.flood.replies
     assert replies["error.decode"] and replies["error.validation"] and replies["error.rate_limited"], replies

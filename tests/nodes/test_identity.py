@@ -24,7 +24,7 @@ from nodes.run.assemble import sign_in
 from nodes.demo.access import MATRIX
 from policies import broker
 
-from tests.helpers import QUESTION, ask_as, asker
+from tests.helpers.asking import QUESTION, ask_as, asker
 
 
 @pytest.mark.parametrize("user", list(MATRIX))

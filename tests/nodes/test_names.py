@@ -1,11 +1,23 @@
+"""Patient names in a question (:mod:`nodes.names`): confident names and candidate spans, which of them a
+leaf knows deciding the filter, through the federation over a real broker too — names spaCy misses still
+found through the leaves, and a question naming too many people refused without echoing them."""
+
+from __future__ import annotations
+
+import json
 import re
 import subprocess
 import sys
 
 import pytest
 
-from bus.messages import Filters
+from bus.client import ask
+from bus.errors import AskError
+from bus.messages import AskRequest, Filters
 from nodes.names import _spacy_model, applied_filter, candidate_names, detect_names, name_filters
+from nodes.run.federation import Federation
+from nodes.run.spec import FederationSpec
+from tests.helpers.federations import everyone_still_answers
 
 
 @pytest.mark.parametrize("question, names", [
@@ -51,3 +63,48 @@ def test_the_evaluation_script_finds_every_named_patient_of_the_demo_questions()
     assert done.returncode == 0, done.stdout + done.stderr
     assert "precision 1.000, recall 1.000" in done.stdout
     assert re.search(r"\b(\d+) of \1 hard cases", done.stdout), done.stdout
+
+
+async def test_names_spacy_misses_are_found_through_the_leaves(nats_server, embedder, nc, tmp_path):
+    notes = {
+        "north.clinic": [("Grace Okafor", "MEDICATIONS: metformin 500 mg twice daily, lisinopril 10 mg daily."),
+                         ("Tom Baker", "MEDICATIONS: metformin 1000 mg twice daily."),
+                         ("Ana Ruiz", "PLAN: start metformin and review in two weeks.")],
+        "south.clinic": [("Siobhán Ní Bhriain", "PLAN: taper prednisone over two weeks; metformin held."),
+                         ("Tom Baker", "PLAN: continue metformin, recheck HbA1c in three months.")],
+    }
+    lines = ["[federation]", 'state_dir = "state"']
+    for path, records in notes.items():
+        data = tmp_path / f"{path}.jsonl"
+        data.write_text("".join(json.dumps({"id": f"n{i}", "text": text, "patient": who}) + "\n"
+                                for i, (who, text) in enumerate(records)))
+        org, unit = path.split(".")
+        lines += [f"[orgs.{org}.units.{unit}]", f'data = "{data.name}"']
+    (tmp_path / "fed.toml").write_text("\n".join(lines))
+    spec = FederationSpec.load(tmp_path / "fed.toml")
+    federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        for question, name, leaf in [("What is Grace Okafor's metformin dose?", "Grace Okafor", "north.clinic"),
+                                     ("What was Siobhán Ní Bhriain's plan?", "Siobhán Ní Bhriain", "south.clinic")]:
+            answer = await ask(nc, AskRequest(question=question))
+            assert answer.patients == [name], question
+            assert answer.names == {name: [leaf]}, "the filter reports which leaf knew the name"
+            assert answer.hits and {hit.patient for hit in answer.hits} == {name}
+        nobody = await ask(nc, AskRequest(question="What is Hospital North's metformin policy?"))
+        assert nobody.patients == [] and len({hit.patient for hit in nobody.hits}) > 1, "unknown spans are ignored"
+    finally:
+        await federation.stop()
+
+
+async def test_a_question_naming_too_many_people_is_a_validation_error(demo_federation, nc):
+    firsts = ["James", "Mary", "John", "Linda", "Robert", "Susan", "Michael", "Karen", "David", "Nancy", "Paul"]
+    lasts = ["Smith", "Jones", "Brown"]
+    people = [f"Mr. {first} {last}" if i % 2 else f"Mrs. {first} {last}"
+              for i, (first, last) in enumerate((f, la) for la in lasts for f in firsts)]
+    question = "Compare the medications of " + ", ".join(people) + "."
+    with pytest.raises(AskError) as caught:
+        await ask(nc, AskRequest(question=question))
+    assert caught.value.error.type == "validation" and "at most 32" in caught.value.error.reason
+    assert "Smith" not in caught.value.error.reason, "the names are not echoed"
+    await everyone_still_answers(nc)

@@ -19,7 +19,7 @@ from nodes.run.brokers import embedded_broker
 from nodes.run.federation import Federation
 from policies.abac import Policy
 from summarizer.answer import INSUFFICIENT, check
-from tests.helpers import asker
+from tests.helpers.asking import asker
 
 
 def all_passages(federation: Federation, org: str) -> dict:

@@ -6,9 +6,8 @@ import pytest
 
 from policies.keys import key_folder, org_key
 from policies.proof import ClientKey
-from policies.tokens import Scope, Trusted, TrustList, Verifier, issue
-
-AUDIENCE = "fedrag:test"
+from policies.tokens import Scope, Trusted, TrustList, Verifier
+from tests.helpers.tokens import AUDIENCE
 
 
 @pytest.fixture
@@ -28,10 +27,3 @@ def verifier(state):
 @pytest.fixture
 def client_key():
     return ClientKey.generate()
-
-
-def token_for(state, client_key, org="hospital_a", **overrides):
-    user = {"sub": "U2", "org": org, "role": "physician", "dept": "medicine", "affiliations": []}
-    options = {"issuer": f"fedrag:{org}", "audience": AUDIENCE, "jkt": client_key.thumbprint, "ttl_s": 600}
-    options.update(overrides)
-    return issue(org_key(state, org), user=user, **options)

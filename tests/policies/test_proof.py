@@ -8,7 +8,7 @@ import pytest
 
 from bus.errors import DeniedError
 from policies.proof import ClientKey, ReplayCache, verify_proof
-from tests.policies.conftest import token_for
+from tests.helpers.tokens import token_for
 
 
 async def identity(state, verifier, client_key):

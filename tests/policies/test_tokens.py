@@ -13,7 +13,7 @@ from joserfc.jwk import OKPKey
 
 from bus.errors import DeniedError
 from policies.keys import org_key
-from tests.policies.conftest import token_for
+from tests.helpers.tokens import token_for
 
 
 def b64(data: bytes) -> str:

@@ -1,12 +1,16 @@
 """Fixtures for the LLM tests: a client of the session's real llama.cpp server (``llm_server``, in
-``tests/conftest.py``), and a proxy that drops connections (to see retries against the real server)."""
+``tests/conftest.py``), and the clinic federation (:func:`tests.helpers.llm.clinic_spec`) started with its
+LLM at a given URL."""
 
 from __future__ import annotations
 
-import asyncio
+import shutil
+
 import pytest
 
+from nodes.run.federation import Federation
 from summarizer.llm import LLM, LLMSettings
+from tests.helpers.llm import clinic_spec
 
 
 @pytest.fixture
@@ -17,41 +21,20 @@ async def llm(llm_server):
     await client.aclose()
 
 
-class DroppingProxy:
-    """A TCP proxy on a free loopback port to ``target_port`` that closes the first ``drop``
-    connections as soon as they arrive, and relays the others both ways."""
+@pytest.fixture
+def clinic(tmp_path, nats_server, embedder):
+    """Starts the clinic over this test's broker with the LLM at a given URL; stops it after the test."""
+    started: list[Federation] = []
 
-    def __init__(self, target_port: int, drop: int) -> None:
-        self.target_port = target_port
-        self.drop = drop
-        self.connections = 0
-        self.port = 0
-        self._server: asyncio.Server | None = None
+    async def start(base_url: str, **options) -> Federation:
+        folder = tmp_path / f"clinic{len(started)}"
+        folder.mkdir()
+        federation = Federation(clinic_spec(folder, base_url, **options), nats_server.url, processes=False,
+                                verbose=False, embedder_factory=lambda: embedder)
+        started.append(federation)
+        await federation.start()
+        return federation
 
-    async def __aenter__(self) -> DroppingProxy:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        self._server.close()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        if self.connections <= self.drop:
-            writer.transport.abort()  # reset, before any byte of an answer
-            return
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        writer.close()
-
+    yield start
+    for federation in started:
+        shutil.rmtree(federation.spec.federation.state_dir, ignore_errors=True)

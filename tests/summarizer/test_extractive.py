@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from bus.messages import Hit, Summary
-from summarizer.extractive import MIN_SCORE, cluster_count, estimate_tokens, summarize
+from summarizer.extractive import MIN_SCORE, RESERVE_MS, cluster_count, estimate_tokens, summarize
+from tests.helpers.timing import SLACK_MS
 
 QUESTION = "How are the patients' atrial fibrillation, diabetic foot ulcers and asthma treated?"
 #: Under the default floor (MIN_SCORE) some topical passages score too low; 0.2 keeps every topical one.
@@ -206,11 +207,13 @@ def test_a_passage_with_nothing_quotable_hands_over_to_the_next_nearest(hits, qu
     assert len(summary.sentences) == 1 and summary.sentences[0].sources[0].id != "empty"
 
 
+@pytest.mark.timing
 def test_it_is_fast_enough_for_a_deadline(hits, question_vector):
     many = [hit.model_copy(update={"id": f"{hit.id}.{n}", "score": hit.score - n * 1e-4}) for n in range(7) for hit in hits]
     summary = summarize(question_vector, many, path="site", question=QUESTION, min_score=LOW_FLOOR)
     assert summary.passages == len(many) >= 100 and summary.status == "successful"
-    assert summary.took_ms < 1000, summary.took_ms  # ~50 ms on a loaded 2-core machine: this only catches a blow-up
+    # the reserve a router keeps for a summary of about a hundred passages (~50 ms on a loaded 2-core machine)
+    assert summary.took_ms <= RESERVE_MS + SLACK_MS, summary.took_ms
 
 
 def test_passages_without_a_word_to_weigh_are_still_quoted(embedder, question_vector):

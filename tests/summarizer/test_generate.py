@@ -1,7 +1,7 @@
 """What an LLM writes is held to its passages: citations, support, planted instructions, abstention.
 
 These tests feed model text to :class:`summarizer.generate.CitedSentences` as a stream would; the
-tests against the real llama.cpp server are in ``test_llm_answers.py``.
+tests against the real llama.cpp server are in ``test_answers.py`` and ``test_summaries.py``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,23 @@
-"""The LLM client and the local server, against a real llama.cpp server (no mock of the endpoint).
+"""The LLM client (:mod:`summarizer.llm`), against a real llama.cpp server (no mock of the endpoint).
 
-What could go wrong and is checked here: streaming that arrives in one piece or loses text, a missing
-or out-of-range confidence, a dead endpoint that eats the whole budget, a budget that is not kept, a
-dropped connection that is not retried (or retried when it must not be), an endpoint's error that
-is not reported as one, and ``fedrag llm serve`` that does not print its URL or does not stop.
+What could go wrong and is checked here: settings out of range, streaming that arrives in one piece or
+loses text, a missing or out-of-range confidence, a dead endpoint that eats the whole budget, a budget
+that is not kept, a dropped connection that is not retried (or retried when it must not be), and an
+endpoint's error that is not reported as one. The local server itself is in ``test_local.py``.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import signal
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pydantic
 import pytest
 
-from bus.errors import LLMError, LLMTimeoutError
-from summarizer import local
-from summarizer.llm import LLM, NO_KEY, LLMSettings
 from bus._system import free_ports
-from summarizer.local import LocalServer, model_path
-from tests.summarizer.conftest import DroppingProxy
-
-ROOT = Path(__file__).resolve().parents[2]
+from bus.errors import LLMError, LLMTimeoutError
+from summarizer.llm import LLM, NO_KEY, LLMSettings
+from tests.helpers.llm import DroppingProxy
+from tests.helpers.timing import AT_ONCE, SLACK_MS
 
 SHORT = [{"role": "user", "content": "Name three common symptoms of pneumonia, one per line."}]
 LONG = [{"role": "user", "content": "Write a detailed, 200-word case report about a patient admitted with pneumonia."}]
@@ -60,9 +50,11 @@ def test_api_key_comes_from_the_named_variable(monkeypatch):
 # -- against the real server ---------------------------------------------------------------------
 
 
+@pytest.mark.timing
 async def test_stream_yields_deltas_that_join_to_the_completion(llm):
+    budget_ms = 30_000
     deltas = []
-    async with llm.stream(SHORT, budget_ms=30_000) as stream:
+    async with llm.stream(SHORT, budget_ms=budget_ms) as stream:
         assert stream.completion is None
         async for delta in stream:
             deltas.append(delta)
@@ -71,7 +63,7 @@ async def test_stream_yields_deltas_that_join_to_the_completion(llm):
     assert "".join(deltas) == done.text and done.text.strip()
     assert isinstance(done.confidence, float) and 0.0 < done.confidence <= 1.0
     assert done.tokens >= len(deltas)
-    assert 0 < done.first_token_ms <= done.took_ms < 30_000
+    assert 0 < done.first_token_ms <= done.took_ms <= budget_ms
     assert done.finish_reason in ("stop", "length")
 
 
@@ -89,45 +81,51 @@ async def test_max_tokens_bounds_the_completion(llm_server):
     assert done.tokens <= 5 and done.finish_reason == "length"
 
 
+@pytest.mark.timing
 async def test_a_down_endpoint_fails_fast_with_its_url():
     url = f"http://127.0.0.1:{free_ports()[0]}/v1"  # nobody listens there
     client = LLM(_settings(url, retries=1))
+    budget_ms = 5_000
     started = time.monotonic()
     try:
         with pytest.raises(LLMError) as caught:
-            await client.complete(SHORT, budget_ms=5_000)
+            await client.complete(SHORT, budget_ms=budget_ms)
     finally:
         await client.aclose()
-    assert time.monotonic() - started < 1.0
+    assert (time.monotonic() - started) * 1000 < AT_ONCE * budget_ms, "a refused connection does not wait out the budget"
     assert not isinstance(caught.value, LLMTimeoutError)
     assert url in str(caught.value) and "could not be reached" in str(caught.value)
 
 
+@pytest.mark.timing
 async def test_a_too_small_budget_times_out_by_the_budget_and_the_server_recovers(llm):
     client = LLM(_settings(llm.endpoint, max_tokens=200))
+    budget_ms = 50
     started = time.monotonic()
     try:
         with pytest.raises(LLMTimeoutError, match="50 ms"):
-            await client.complete(LONG, budget_ms=50)
+            await client.complete(LONG, budget_ms=budget_ms)
     finally:
         await client.aclose()
-    assert time.monotonic() - started < 0.05 + 1.5
+    assert (time.monotonic() - started) * 1000 <= budget_ms + SLACK_MS
     # the abandoned generation does not wedge the server: a short call right after succeeds in time
     assert (await llm.complete(SHORT, budget_ms=20_000)).text
 
 
+@pytest.mark.timing
 async def test_a_budget_running_out_mid_stream_stops_it_and_the_generation(llm):
     client = LLM(_settings(llm.endpoint, max_tokens=2000))
+    budget_ms = 3_000
     deltas = []
     started = time.monotonic()
     try:
         with pytest.raises(LLMTimeoutError):
-            async for delta in client.stream(LONG, budget_ms=3_000):
+            async for delta in client.stream(LONG, budget_ms=budget_ms):
                 deltas.append(delta)
     finally:
         await client.aclose()
     assert deltas, "no text within 3 s"
-    assert time.monotonic() - started < 3 + 1.5
+    assert (time.monotonic() - started) * 1000 <= budget_ms + SLACK_MS
     # had the server gone on with the 2,000 tokens (over 50 s), this would time out
     assert (await llm.complete(SHORT, budget_ms=20_000)).text
 
@@ -165,72 +163,12 @@ async def test_an_endpoint_error_is_reported_with_its_status(llm_server):
     assert url in str(caught.value) and not isinstance(caught.value, LLMTimeoutError)
 
 
+@pytest.mark.timing
 async def test_a_prompt_over_the_context_window_fails_quickly(llm):
     too_long = [{"role": "user", "content": "pneumonia " * 6000}]  # more tokens than the 4096 context
+    budget_ms = 20_000
     started = time.monotonic()
     with pytest.raises(LLMError) as caught:  # llama.cpp refuses it after sending the headers
-        await llm.complete(too_long, budget_ms=20_000)
-    assert not isinstance(caught.value, LLMTimeoutError) and time.monotonic() - started < 5
-
-
-# -- the local server ----------------------------------------------------------------------------
-
-
-def test_a_missing_model_package_names_the_extra(monkeypatch):
-    monkeypatch.setattr(local, "MODEL_PACKAGE", "fedrag_no_such_model_package")
-    with pytest.raises(LLMError, match=r"\.\[llm\]"):
-        model_path()
-    server = LocalServer()
-    with pytest.raises(LLMError, match="not installed"):
-        server.start()
-    assert server.process is None
-
-
-def test_serve_prints_its_url_and_stops_on_sigterm(llm_server):
-    port = free_ports()[0]
-    code = f"from summarizer.local import main; raise SystemExit(main(['--port', '{port}']))"
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        ready, _, _ = select.select([proc.stdout], [], [], 60)
-        assert ready, "no LLM_URL line within 60 s"
-        line = proc.stdout.readline()
-        assert line.startswith(f"LLM_URL=http://127.0.0.1:{port}/v1  model="), line
-        assert "federation spec" in proc.stdout.readline()
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(20) == 0, proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    with pytest.raises(OSError):  # the llama.cpp server stopped with it
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-
-
-async def test_an_endpoint_without_logprobs_fails_loudly_or_answers_without_confidence(llm_server):
-    async with LocalServer(logprobs=False) as server:  # no --logits_all: it cannot return log-probabilities
-        asking = LLM(_settings(server.base_url))  # llama.cpp fails after sending the headers: the stream just ends
-        try:
-            with pytest.raises(LLMError, match="before the completion finished"):
-                await asking.complete(SHORT, budget_ms=20_000)
-        finally:
-            await asking.aclose()
-        not_asking = LLM(_settings(server.base_url, logprobs=False))
-        try:
-            done = await not_asking.complete(SHORT, budget_ms=20_000)
-        finally:
-            await not_asking.aclose()
-        port = server.port
-    assert done.text.strip() and done.confidence is None and done.tokens > 1
-    with pytest.raises(OSError):  # stopped on leaving the block
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-
-
-def test_a_server_that_exits_early_is_reported_with_its_last_words(llm_server):
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        server = LocalServer(port=busy.getsockname()[1])
-        with pytest.raises(LLMError, match="exited with code .*address already in use"):
-            server.start()
-    assert server.process is None and server.log_path is None  # stopped, temporary log removed
+        await llm.complete(too_long, budget_ms=budget_ms)
+    assert not isinstance(caught.value, LLMTimeoutError)
+    assert (time.monotonic() - started) * 1000 < AT_ONCE * budget_ms, "refused, not worked on until the budget ran out"

@@ -1,3 +1,8 @@
+"""Cutting a record into passages (:mod:`nodes.data.chunking`): whole sentences packed up to the size,
+headings kept with their text, de-identified header lines dropped, and nothing from debris."""
+
+from __future__ import annotations
+
 from nodes.data.chunking import chunk, sections
 from summarizer.sentences import sentences
 from nodes.data.records import Record

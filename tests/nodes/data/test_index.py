@@ -1,3 +1,8 @@
+"""The vector index (:mod:`nodes.data.index`): recall against exact search, cosine scores best first, ``k``
+clamped, the same answers after saving and loading, and ties broken by position."""
+
+from __future__ import annotations
+
 import numpy as np
 
 from nodes.data.index import VectorIndex, exact_search

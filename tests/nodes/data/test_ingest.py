@@ -1,8 +1,7 @@
-"""Records arriving live over JetStream: applied, updated, deleted, reported — and kept across restarts."""
+"""A leaf taking records live over JetStream (:mod:`nodes.data.ingest`): applied, updated, deleted, reported —
+and kept across restarts. ``fedrag ingest`` reading files is tested in ``tests/nodes/run/test_ingest.py``."""
 
 from __future__ import annotations
-
-import json
 
 from bus import codec
 from bus.client import ask
@@ -10,7 +9,7 @@ from bus.ingest import REPORT, IngestRecord, IngestReport
 from bus.messages import AskRequest
 from bus.subjects import ingest_subject
 from nodes.run.federation import Federation
-from nodes.run.ingest import IngestSummary, ingest, read_records
+from nodes.run.ingest import IngestSummary, ingest
 from nodes.run.spec import FederationSpec
 
 
@@ -98,17 +97,6 @@ async def test_a_malformed_batch_is_rejected_and_reported_and_the_next_one_appli
         assert summary.applied.added == 1 and summary.applied.rejected == [("blank", "no text left to index after cleaning")]
     finally:
         await federation.stop()
-
-
-def test_the_command_reads_files_with_their_loader_and_lists_what_it_skipped(tmp_path):
-    data = tmp_path / "rows.csv"
-    data.write_text("note_id,who,body\n1,Ana Ruiz,Chest pain.\n2,Bo Chen,\n3,Cy Diaz,Cough.\n" + f"4,X,{'y' * 500_000}\n")
-    summary = IngestSummary("site.live")
-    records = read_records([data], "csv", {"text": "body", "id": "note_id", "patient": "who"}, summary)
-    assert [r.id for r in records] == ["1", "3"]
-    text = summary.text()
-    assert "skipped 2" in text and "empty text" in text and "text: String should have at most" in text, text
-    assert json.loads(json.dumps([r.model_dump() for r in records]))[0]["patient"] == "Ana Ruiz"
 
 
 SYMPTOMS = ["fever", "cough", "chest pain", "dizziness", "rash", "back pain", "headache", "nausea"]

@@ -1,3 +1,9 @@
+"""A leaf's store (:mod:`nodes.data.store`, its writes and its sync from a data file): built once and reused
+without embedding, only new text embedded, crashes replayed, updates and deletes at once and after a
+restart, dead slots compacted, exact scores, and bad rows skipped and reported."""
+
+from __future__ import annotations
+
 import json
 
 import numpy as np

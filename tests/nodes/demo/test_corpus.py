@@ -1,4 +1,6 @@
-"""Tests for the deterministic synthetic demo corpus (nodes/demo/corpus.py)."""
+"""The deterministic synthetic demo corpus (:mod:`nodes.demo.corpus`): stable bytes for a seed, patients,
+notes and admissions that fit their units, planted trends — and a planted trend retrieved by the demo
+federation over a real broker."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import re
 
 import pytest
 
+from bus.client import ask
+from bus.messages import AskRequest
 from nodes.demo import corpus as dc
 
 SECTION_RE = re.compile(r"^([A-Z][A-Z ]+): \S")
@@ -240,3 +244,11 @@ def test_invariants_hold_for_other_seeds(seed: int) -> None:
         assert len(t.patients) >= 8
         assert len({notes[rid].metadata["org"] for rid in t.record_ids}) >= 2
     assert max(len(r.text) for r in notes.values()) < dc.MAX_NOTE_CHARS
+
+
+async def test_planted_trend_is_retrieved(demo_federation, nc, demo_dir):
+    trends = json.loads((demo_dir / "corpus" / "trends.json").read_text())
+    trend = trends["alcohol_liver"]
+    answer = await ask(nc, AskRequest(question=trend["question"], k=10))
+    found = {hit.metadata["record_id"] for hit in answer.hits}
+    assert len(found & set(trend["record_ids"])) >= 5, "most of the top 10 come from the planted notes"

@@ -1,3 +1,8 @@
+"""The federation spec (:mod:`nodes.run.spec`): nested units become routers and leaves, and a bad or missing
+spec names the problem."""
+
+from __future__ import annotations
+
 import pytest
 
 from bus.errors import SpecError

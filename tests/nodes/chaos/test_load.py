@@ -1,4 +1,5 @@
-"""Load: concurrent clients against the demo federation lose no reply, and the figures are what was measured."""
+"""Load (:mod:`nodes.chaos.load`): concurrent clients against the demo federation lose no reply, the figures
+are what was measured, and the soak finds every process serving and its memory."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ import socket
 
 import pytest
 
-from bus.errors import FedragError
 from nodes.chaos import load
-from nodes.run.assemble import build_org
 
 
 async def test_concurrent_clients_lose_no_reply_and_every_answer_is_counted(demo_federation, nats_server, demo_dir):
@@ -34,24 +33,3 @@ async def test_the_soak_finds_every_process_serving_and_its_memory(demo_federati
     report = load.memory_report(names, {os.getpid(): rss}, {os.getpid(): rss * 1.1}, 10)
     assert "+10.0 %" in report
     assert load.rss_mb(2**22 + 12345) is None  # no such process
-
-
-async def test_a_process_asked_to_run_nodes_its_organization_does_not_have_refuses(open_spec):
-    with pytest.raises(FedragError, match="hospital_b.cardiology: not a node of organization hospital_a"):
-        await build_org(open_spec, "hospital_a", only=("hospital_b.cardiology",))
-
-
-@pytest.mark.parametrize("argv, reason", [
-    (["load", "--clients", "4,x"], "--clients '4,x': expected positive numbers separated by commas"),
-    (["load", "--clients", "0"], "--clients '0': expected positive numbers"),
-    (["chaos", "leaf-killed", "--nats", "nats://127.0.0.1:1"], "--nats URL needs the running federation's spec"),
-    (["chaos", "impostor", "--nats", "nats://127.0.0.1:1", "--spec", "{spec}"],
-     "impostor needs a federation this command starts"),
-    (["load", "--nats", "nats://127.0.0.1:1", "--spec", "{spec}", "--questions", "{spec}.absent"], "no such question file"),
-])
-def test_chaos_and_load_name_what_is_wrong_before_starting_anything(argv, reason, demo_dir, capsys):
-    from nodes.cli import main
-
-    assert main([arg.format(spec=demo_dir / "demo.toml") for arg in argv]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and reason in err[0], err

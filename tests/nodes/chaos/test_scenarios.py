@@ -20,6 +20,7 @@ def reported(outcome: scenarios.Outcome, path: str) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timing  # every answer by its deadline plus the invariants' slack, recovery within each bound
 @pytest.mark.timeout(900)
 async def test_every_scenario_keeps_every_invariant(demo_spec, demo_dir):
     questions = json.loads((demo_dir / "corpus" / "questions.json").read_text())

@@ -1,5 +1,5 @@
 """The invariants catch what they must: each broken promise in a made-up answer is found, an honest
-answer passes. (The chaos scenarios then hold real answers to them, tests/chaos/test_scenarios.py.)"""
+answer passes. (The chaos scenarios then hold real answers to them, tests/nodes/chaos/test_scenarios.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What several test modules do the same way: sign in as a spec's user and ask over a permissioned broker."""
+"""Asking as a person: sign in as a spec's user and ask over a permissioned broker (the identity, admission
+and summary tests)."""
 
 from __future__ import annotations
 

@@ -1,46 +1,30 @@
-"""A caller is never left waiting blind: the gateway's heartbeats, and a question asked again of
-another gateway when the one answering it dies mid-question. Real broker, real gateway; the dying
-gateway is a member of the gateways' queue group that takes a question, says it is at work, and dies.
+"""The client side of the wire (:mod:`bus.client`), over a real broker: a question asked again of another
+gateway when the one answering it dies mid-question, a cancelled question that is always cancelled, and
+discovery listing every node with its counters (and what is missing).
+
+The dying gateway is a member of the gateways' queue group that takes a question, says it is at work, and
+dies; the cancelled question's gateway is a stand-in that streams heartbeats back to back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from types import SimpleNamespace
+
+import pytest
 
 from bus import codec
 from bus import headers as h
-from bus.client import HEARTBEAT_MS, SILENCE_MS, events
+from bus.client import HEARTBEAT_MS, SILENCE_MS, Node, ask, discover, events, missing
 from bus.connection import connect
 from bus.messages import Answer, AskRequest, Heartbeat, Restarted
 from bus.subjects import ASK
 from nodes.demo.federation import SAMPLE_QUESTION
+from tests.helpers.timing import SLACK_MS
 
 
-async def test_the_gateway_beats_while_an_organization_hangs(demo_federation, nats_server, nc):
-    await demo_federation.stop_org("hospital_c")
-    hang = await connect(nats_server.url, "hung-hospital-c")
-    await hang.subscribe("fed.q.hospital_c")  # takes every question, answers none
-    try:
-        inbox = nc.new_inbox()
-        sub = await nc.subscribe(inbox)
-        sent = time.monotonic()
-        await nc.publish(ASK, codec.encode(AskRequest(question=SAMPLE_QUESTION, deadline_ms=2000)), reply=inbox,
-                         headers={h.KIND: "ask"})
-        arrivals, kinds = [], []
-        while not kinds or kinds[-1] != "final":
-            msg = await sub.next_msg(timeout=5)
-            arrivals.append(time.monotonic() - sent)
-            kinds.append((msg.headers or {}).get(h.KIND))
-        beats = [t for t, kind in zip(arrivals, kinds) if kind == "heartbeat"]
-        assert len(beats) >= 4, kinds
-        gaps = [b - a for a, b in zip([0.0, *arrivals], arrivals)]
-        assert max(gaps) < SILENCE_MS / 1000.0, "never silent long enough to be taken for dead"
-        assert codec.decode(msg.data, Answer).nodes["fed.q.hospital_c"].status == "timed_out"
-    finally:
-        await hang.close()
-
-
+@pytest.mark.timing
 async def test_a_question_whose_gateway_dies_is_answered_by_another(demo_federation, nats_server, nc):
     took_it = asyncio.Event()
     dying = await connect(nats_server.url, "dying-gateway")
@@ -51,10 +35,11 @@ async def test_a_question_whose_gateway_dies_is_answered_by_another(demo_federat
         await dying.close()  # dies mid-question: its subscription goes with its connection
 
     await dying.subscribe(ASK, queue="q", cb=take_and_die)  # the gateways' queue group (nats.micro's default)
+    deadline_ms = 5000
     answered = 0
     for _ in range(60):  # the broker spreads questions over the group; ask until the dying one took one
         seen, started = [], time.monotonic()
-        async for event in events(nc, AskRequest(question=SAMPLE_QUESTION, deadline_ms=5000)):
+        async for event in events(nc, AskRequest(question=SAMPLE_QUESTION, deadline_ms=deadline_ms)):
             seen.append((time.monotonic() - started, event))
         answer = seen[-1][1]
         assert isinstance(answer, Answer) and answer.hits and answer.coverage.successful == answer.coverage.total
@@ -62,8 +47,8 @@ async def test_a_question_whose_gateway_dies_is_answered_by_another(demo_federat
         if took_it.is_set():
             restarts = [(t, e) for t, e in seen if isinstance(e, Restarted)]
             assert len(restarts) == 1 and restarts[0][1].attempt == 1
-            assert restarts[0][0] < (SILENCE_MS + 4 * HEARTBEAT_MS) / 1000.0 + 1.0, "known within about a second"
-            assert seen[-1][0] < 5.0, "answered within the question's deadline"
+            assert restarts[0][0] * 1000 <= SILENCE_MS + 4 * HEARTBEAT_MS + SLACK_MS, "known within about a second"
+            assert seen[-1][0] * 1000 <= deadline_ms + SLACK_MS, "answered within the question's deadline"
             break
     assert took_it.is_set(), f"the dying gateway never took a question in {answered} tries"
 
@@ -103,3 +88,28 @@ async def test_a_question_cancelled_while_replies_stream_in_is_always_cancelled(
         assert lost == 0, f"{lost} of 60 cancellations were lost"
     finally:
         await gateway.close()
+
+
+async def test_status_lists_every_node_with_counters(demo_federation, nc, demo_spec):
+    await ask(nc, AskRequest(question="knee fracture"))
+    nodes = await discover(nc)
+    paths = {n.path for n in nodes}
+    assert paths == {path for path, _ in demo_spec.nodes()} | {""}
+    leaf = next(n for n in nodes if n.path == "hospital_a.orthopaedics")
+    assert leaf.role == "leaf" and leaf.requests >= 1 and leaf.counters["queries"] >= 1
+    assert int(leaf.info.metadata["passages"]) > 0
+    gateway = next(n for n in nodes if n.role == "gateway")
+    assert gateway.subject == "fed.ask" and gateway.counters["questions"] >= 1
+
+
+def test_missing_names_each_unserved_child_with_who_expects_it():
+    def node(subject, children=""):
+        return Node(info=SimpleNamespace(metadata={"children": children}, endpoints=[SimpleNamespace(subject=subject)]),
+                    stats=None)
+
+    nodes = [node("fed.ask", "hospital_a,hospital_b"), node("fed.q.hospital_a", "hospital_a.medicine,hospital_a.icu"),
+             node("fed.q.hospital_a.medicine")]
+    assert missing(nodes) == {"fed.q.hospital_a.icu": "fed.q.hospital_a", "fed.q.hospital_b": "fed.ask"}
+    assert missing(nodes, ["fed.q.hospital_c", "fed.q.hospital_b"]) == {
+        "fed.q.hospital_a.icu": "fed.q.hospital_a", "fed.q.hospital_b": "the spec", "fed.q.hospital_c": "the spec"}
+    assert missing(nodes[2:], ["fed.q.hospital_a.medicine"]) == {}

@@ -1,0 +1,281 @@
+"""Merging children's results (:mod:`nodes.merge`): federated top-k equals centralized top-k, exactly.
+
+Unit tests of :func:`~nodes.merge.merge` and :func:`~nodes.merge.pooled` on outcomes made by hand; a
+property (hypothesis) that merging what leaves return equals selecting over everything they hold, however
+the hits are split; and the real thing over a real broker — the demo federation, a tree of depth three,
+and corpora built to be full of ties.
+
+The tied corpora reuse a few dozen vectors over and over — identical vectors tie exactly, and copies
+nudged by one float32 step tie "a float apart" — spread over trees of depth 1 to 3, with copied text about
+the same patient (collapsed) and about different patients (not collapsed). Their stores are written from
+those vectors directly (no embedding), and questions go through the real gateway and broker.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bus.client import ask
+from bus.connection import connect
+from bus.messages import AskRequest, Coverage, ErrorInfo, Hit, NodeReport, SearchResult, Summary
+from bus.scatter import ChildOutcome
+from nodes.data.chunking import chunk
+from nodes.data.records import Record
+from nodes.data.topk import digest, select
+from nodes.merge import merge, pooled
+from nodes.run.assemble import build_leaves
+from nodes.run.baseline import CentralIndex, intersection
+from nodes.run.federation import Federation
+from nodes.run.spec import FederationSpec
+from tests.helpers.federations import reuse_demo_stores
+from tests.helpers.properties import PROPERTIES, hits, keys
+
+
+
+# -- merge, by hand ------------------------------------------------------------------------------
+
+
+def hit(path: str, id: str, score: float, patient: str | None = None, text: str = "t") -> Hit:
+    """A hit as a leaf returns it, with the digest copies of the same evidence share."""
+    return Hit(id=id, org=path.split(".")[0], path=path, score=score, text=text, patient=patient,
+               digest=digest(text, patient))
+
+
+def answered(path: str, *found: Hit, filtered: bool = False, **result) -> ChildOutcome:
+    """A child that answered with ``found`` (one leaf of coverage unless ``result`` says otherwise)."""
+    result.setdefault("coverage", Coverage(total=1, successful=1))
+    return ChildOutcome(subject=f"fed.q.{path}", status="successful", took_ms=4.0,
+                        result=SearchResult(hits=list(found), filtered=filtered, **result))
+
+
+def test_merge_keeps_the_top_k_of_every_child_in_one_order_and_reports_each_child():
+    a = answered("org.a", hit("org.a", "1", 0.9), hit("org.a", "2", 0.4))
+    b = answered("org.b", hit("org.b", "1", 0.7), hit("org.b", "2", 0.7))
+    merged = merge([a, b], 3, "fed.q.org", 12.345)
+    assert keys(merged.hits) == [("org.a", "1", 0.9), ("org.b", "1", 0.7), ("org.b", "2", 0.7)]
+    assert merged.coverage == Coverage(total=2, successful=2) and not merged.partial and not merged.timed_out
+    assert merged.nodes["fed.q.org.a"] == NodeReport(status="successful", took_ms=4.0, hits=2)
+    assert merged.nodes["fed.q.org"] == NodeReport(status="successful", took_ms=12.35, hits=3) and merged.took_ms == 12.35
+
+
+def test_a_child_that_failed_makes_the_merge_partial_and_counts_once():
+    late = ChildOutcome(subject="fed.q.org.b", status="timed_out", took_ms=500.0,
+                        error=ErrorInfo(type="deadline", reason="no reply in time"))
+    merged = merge([answered("org.a", hit("org.a", "1", 0.5)), late], 10, "fed.q.org", 501.0)
+    assert merged.partial and merged.timed_out and keys(merged.hits) == [("org.a", "1", 0.5)]
+    assert merged.coverage == Coverage(total=2, successful=1, timed_out=1)
+    assert merged.nodes["fed.q.org.b"].status == "timed_out" and merged.nodes["fed.q.org.b"].error.type == "deadline"
+    assert merged.nodes["fed.q.org"].status == "partial"
+    deep = answered("org.a", hit("org.a", "1", 0.5), timed_out=True, coverage=Coverage(total=3, successful=2, timed_out=1))
+    merged = merge([deep], 10, "fed.q.org", 1.0)
+    assert merged.timed_out and not merged.partial, "a timeout deeper down is passed up; this child itself answered"
+    assert merged.coverage.total == 3
+
+
+def test_merge_passes_up_the_reports_names_and_summaries_from_below():
+    summary = Summary(path="org.a", method="extractive", status="successful")
+    a = answered("org.a", hit("org.a.x", "1", 0.5, "Ana Ruiz"), names={"Ana Ruiz": ["org.a.x"]}, summaries=[summary],
+                 nodes={"fed.q.org.a.x": NodeReport(status="successful", hits=1)})
+    b = answered("org.b", names={"Ana Ruiz": ["org.b"], "Bo Chen": ["org.b"]})
+    merged = merge([a, b], 10, "fed.q.org", 1.0)
+    assert merged.names == {"Ana Ruiz": ["org.a.x", "org.b"], "Bo Chen": ["org.b"]}
+    assert merged.summaries == [summary]
+    assert set(merged.nodes) == {"fed.q.org.a.x", "fed.q.org.a", "fed.q.org.b", "fed.q.org"}
+
+
+def test_copies_collapse_across_children_only_when_asked():
+    ana = [hit("org.a", "1", 0.8, "Ana Ruiz", "Started apixaban."), hit("org.b", "9", 0.8, "Ana Ruiz", "started  APIXABAN.")]
+    outcomes = [answered("org.a", ana[0]), answered("org.b", ana[1])]
+    collapsed = merge(outcomes, 10, "fed.q.org", 1.0)
+    assert keys(collapsed.hits) == [("org.a", "1", 0.8)]
+    assert [(d.path, d.id) for d in collapsed.hits[0].duplicates] == [("org.b", "9")]
+    assert keys(merge(outcomes, 10, "fed.q.org", 1.0, collapse=False).hits) == [("org.a", "1", 0.8), ("org.b", "9", 0.8)]
+
+
+def test_children_that_filtered_by_name_win_over_children_that_could_not():
+    named = answered("org.a", hit("org.a", "1", 0.4, "Ana Ruiz"), filtered=True)
+    unfiltered = answered("org.b", hit("org.b", "1", 0.9, "Bo Chen"))
+    assert keys(pooled([named, unfiltered])) == [("org.a", "1", 0.4)]
+    merged = merge([named, unfiltered], 10, "fed.q.org", 1.0)
+    assert keys(merged.hits) == [("org.a", "1", 0.4)] and merged.filtered
+    assert keys(pooled([unfiltered, answered("org.c", hit("org.c", "1", 0.2))])) == [("org.b", "1", 0.9), ("org.c", "1", 0.2)]
+    assert pooled([ChildOutcome(subject="fed.q.org.d", status="unavailable", took_ms=0.1)]) == []
+
+
+# -- the property ----------------------------------------------------------------------------------
+
+
+@PROPERTIES
+@given(hits(), st.integers(1, 12), st.booleans())
+def test_merging_what_leaves_return_equals_selecting_over_everything(all_hits, k, collapse):
+    by_leaf: dict[str, list[Hit]] = {}
+    for hit in all_hits:
+        by_leaf.setdefault(hit.path, []).append(hit)
+    # each leaf returns its top k with every hit tied with its k-th, as a leaf's search does
+    outcomes = [ChildOutcome(subject=f"fed.q.{path}", status="successful", took_ms=1.0,
+                             result=SearchResult(hits=select(found, k, collapse=collapse, ties=True)))
+                for path, found in sorted(by_leaf.items())]
+    merged = merge(outcomes, k, "fed.q.org", 2.0, collapse=collapse)
+    assert keys(merged.hits) == keys(select(all_hits, k, collapse=collapse))
+
+
+# -- through the federation ------------------------------------------------------------------------
+
+
+def assert_same_hits(federated, central, question):
+    """Exactly the same passages, in the same order, with bit-identical scores."""
+    assert intersection(federated, central) == 1.0, question
+    assert [(h.path, h.id, h.score) for h in federated] == [(h.path, h.id, h.score) for h in central], question
+
+
+async def ask_and_compare(client, central, question, k=10, **options):
+    answer = await ask(client, AskRequest(question=question, k=k, include_embedding=True, **options))
+    vector = np.frombuffer(answer.embedding, dtype="<f4")
+    expected = central.search(vector, k, answer.patients, collapse=options.get("collapse", True))
+    assert_same_hits(answer.hits, expected, question)
+    return answer
+
+
+async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec, demo_dir):
+    questions = json.loads((demo_dir / "corpus" / "questions.json").read_text())
+    assert len(questions) >= 20
+    central = CentralIndex.from_spec(demo_spec)
+    for question in questions:
+        await ask_and_compare(nc, central, question)
+        await ask_and_compare(nc, central, question, collapse=False)
+
+
+async def test_depth_three_tree_equals_centralized(nats_server, demo_dir, embedder, tmp_path):
+    corpus = demo_dir / "corpus"
+    spec_path = tmp_path / "deep.toml"
+    spec_path.write_text(f"""
+[federation]
+name = "deep"
+state_dir = "state"
+[orgs.hospital_a.units.admissions]
+data = "{corpus}/hospital_a/admissions.jsonl"
+[orgs.hospital_a.units.clinical.units.medicine]
+data = "{corpus}/hospital_a/medicine.jsonl"
+[orgs.hospital_a.units.clinical.units.surgery]
+data = "{corpus}/hospital_a/surgery.jsonl"
+[orgs.hospital_a.units.clinical.units.specialty.units.orthopaedics]
+data = "{corpus}/hospital_a/orthopaedics.jsonl"
+[orgs.hospital_a.units.clinical.units.specialty.units.psychiatry]
+data = "{corpus}/hospital_a/psychiatry.jsonl"
+[orgs.hospital_b.units.cardiology]
+data = "{corpus}/hospital_b/cardiology.jsonl"
+""")
+    spec = FederationSpec.load(spec_path)
+    assert max(path.count(".") for path in spec.leaves()) == 3
+    reuse_demo_stores(spec, demo_dir)
+    federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        from bus.connection import connect
+
+        client = await connect(nats_server.url, "t")
+        central = CentralIndex.from_spec(spec)
+        questions = json.loads((corpus / "questions.json").read_text())[:20]
+        for question in questions:
+            answer = await ask_and_compare(client, central, question)
+            assert "fed.q.hospital_a.clinical.specialty.psychiatry" in answer.nodes
+        await client.drain()
+    finally:
+        await federation.stop()
+
+
+# -- corpora full of ties ----------------------------------------------------------------------------
+
+
+PATIENTS = ["Ana Ruiz", "Bo Chen", "Grace Okafor", "Dev Patel", None]
+
+
+WORDS = "fever cough dyspnea edema rash syncope nausea pain fatigue tremor".split()
+
+
+QUESTIONS = ["Which patients had fever and cough?", "syncope with edema", "chronic pain and fatigue",
+             "What medications is Bo Chen taking?"]
+
+
+def _tree(rng: np.random.Generator, depth: int) -> dict[str, list[str]]:
+    """Leaf paths per organization for a tree of ``depth`` levels below the root."""
+    leaves = {}
+    for org in ("org_a", "org_b", "org_c")[: rng.integers(2, 4)]:
+        if depth == 1:
+            leaves[org] = [org]
+        elif depth == 2:
+            leaves[org] = [f"{org}.unit{u}" for u in range(rng.integers(2, 4))]
+        else:
+            leaves[org] = [f"{org}.dept{d}.unit{u}" for d in range(2) for u in range(rng.integers(1, 3))]
+    return leaves
+
+
+class KnownVectors:
+    """An embedder that gives each passage text the vector the test chose for it."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[text] for text in texts])
+
+
+def write_tied_federation(folder, seed: int, fingerprint: str) -> FederationSpec:
+    """A federation spec over generated leaves whose stores hold heavily tied vectors."""
+    rng = np.random.default_rng(seed)
+    bases = rng.normal(size=(12, 384)).astype(np.float32)
+    bases /= np.linalg.norm(bases, axis=1, keepdims=True)
+    nudged = bases.copy()  # each base's copy one float32 step away: a near-tie
+    for row in nudged:
+        at = int(rng.integers(384))
+        row[at] = np.nextafter(row[at], np.float32(2.0))
+    texts = [" ".join(rng.choice(WORDS, size=5)) + "." for _ in bases]
+    weights = np.linspace(3.0, 1.0, len(bases))
+    weights /= weights.sum()
+    lines = ['[federation]', 'name = "ties"', 'state_dir = "state"', "deadline_ms = 10000", ""]
+    known = KnownVectors(fingerprint)
+    for paths in _tree(rng, depth=1 + seed % 3).values():
+        for path in paths:
+            records = []
+            for i in range(int(rng.integers(8, 30))):
+                base = int(rng.choice(len(bases), p=weights))
+                near = rng.random() < 0.3
+                # the store gives equal texts equal vectors, so a near-tie needs its own text
+                record = Record(f"r{i:03d}", texts[base] + (" Again." if near else ""),
+                                PATIENTS[int(rng.integers(len(PATIENTS)))])
+                [passage] = chunk(record)
+                known.vectors[passage.text] = (nudged if near else bases)[base]
+                records.append({"id": record.id, "text": record.text, "patient": record.patient})
+            (folder / f"{path}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+            lines += [f"[orgs.{'.units.'.join(path.split('.'))}]", f'data = "{path}.jsonl"', ""]
+    spec_path = folder / "ties.toml"
+    spec_path.write_text("\n".join(lines))
+    spec = FederationSpec.load(spec_path)
+    build_leaves(spec, lambda: known, fingerprint=fingerprint, verbose=False)
+    return spec
+
+
+@pytest.mark.parametrize("seed", range(20))
+async def test_federated_equals_centralized_with_ties(seed, tmp_path, nats_server, embedder):
+    spec = write_tied_federation(tmp_path, seed, embedder.fingerprint)
+    assert max(path.count(".") for path in spec.leaves()) == seed % 3
+    federation = Federation(spec, nats_server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    client = await connect(nats_server.url, "ties")
+    try:
+        central = CentralIndex.from_spec(spec)
+        scores = central.matrix @ central.matrix[0]
+        assert len(set(scores.tolist())) < len(scores) / 2, "the corpus is full of exact ties"
+        for question in QUESTIONS:
+            for k in (3, 7):
+                await ask_and_compare(client, central, question, k=k, fetch_k=k)
+                await ask_and_compare(client, central, question, k=k, fetch_k=k, collapse=False)
+    finally:
+        await client.drain()
+        await federation.stop()
