@@ -1,8 +1,8 @@
 """The client side of the wire: ask a question, discover the live nodes, wait until they serve.
 
 :func:`events` is what ``fedrag ask`` and the Textual client use: it sends an
-:class:`~bus.messages.AskRequest` to the gateway and yields, as they arrive, each organization's
-result, the checked sentences of an answer being written, and the final :class:`~bus.messages.Answer`
+:class:`~bus.asking.AskRequest` to the gateway and yields, as they arrive, each organization's
+result, the checked sentences of an answer being written, and the final :class:`~bus.asking.Answer`
 (:func:`ask` waits for that answer). :func:`discover` collects the ``$SRV.INFO``
 and ``$SRV.STATS`` replies of every fedrag node on the bus as typed :class:`Node` values (nats.py's
 micro ``ServiceInfo``/``ServiceStats``), and :func:`wait_until_serving` is how a launcher knows the
@@ -26,7 +26,8 @@ from nats.micro.service import ServiceInfo, ServiceStats
 from bus import codec
 from bus import headers as h
 from bus.errors import AskError, BrokerError, GatewayLost, NoGatewayYet
-from bus.messages import Answer, AnswerDelta, AskRequest, ErrorInfo, OrgResult, Restarted
+from bus.messages import ErrorInfo
+from bus.asking import Answer, AnswerDelta, AskRequest, OrgResult, Restarted
 from bus.subjects import ASK, discovery_subject, query_subject
 
 #: How long past its deadline a caller waits for the gateway's final message.
@@ -70,8 +71,8 @@ async def ask(nc: Client, request: AskRequest, *, headers: Headers = None,
 REASK_PAUSE_S = 0.25
 
 #: What the gateway streams for one question: each organization's result, checked sentences of an
-#: LLM answer as they are written, and last the :class:`~bus.messages.Answer`; and, from
-#: :func:`events` itself, :class:`~bus.messages.Restarted` when the question had to be asked again.
+#: LLM answer as they are written, and last the :class:`~bus.asking.Answer`; and, from
+#: :func:`events` itself, :class:`~bus.asking.Restarted` when the question had to be asked again.
 Event = Union[OrgResult, AnswerDelta, Restarted, Answer]
 _EVENT_MODELS = {h.Kind.ORG_RESULT: OrgResult, h.Kind.ANSWER_DELTA: AnswerDelta}
 
@@ -83,7 +84,7 @@ async def events(nc: Client, request: AskRequest, *, headers: Headers = None,
     A gateway sends a heartbeat every :data:`HEARTBEAT_MS` while it works; one silent for
     :data:`SILENCE_MS` is taken for dead, and the question (read-only, so safe to repeat) is asked
     again — of another gateway, the dead one's subscription being gone — with what is left of its
-    deadline, after a :class:`~bus.messages.Restarted` event that voids what came before.
+    deadline, after a :class:`~bus.asking.Restarted` event that voids what came before.
 
     Args:
         nc: a connected client.

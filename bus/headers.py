@@ -45,7 +45,7 @@ _TRACE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 class Kind(StrEnum):
     """What a message is, in its :data:`KIND` header: every kind the wire carries."""
 
-    #: a client's question to a gateway (:class:`bus.messages.AskRequest`)
+    #: a client's question to a gateway (:class:`bus.asking.AskRequest`)
     ASK = "ask"
     #: a query down the tree (:class:`bus.messages.Query`)
     QUERY = "query"
@@ -53,13 +53,13 @@ class Kind(StrEnum):
     RESULT = "result"
     #: an error reply (:class:`bus.messages.ErrorInfo`)
     ERROR = "error"
-    #: streamed by a gateway: one organization's result (:class:`bus.messages.OrgResult`)
+    #: streamed by a gateway: one organization's result (:class:`bus.asking.OrgResult`)
     ORG_RESULT = "org_result"
-    #: streamed by a gateway: the next checked sentences of an answer (:class:`bus.messages.AnswerDelta`)
+    #: streamed by a gateway: the next checked sentences of an answer (:class:`bus.asking.AnswerDelta`)
     ANSWER_DELTA = "answer_delta"
-    #: streamed by a gateway while it works (:class:`bus.messages.Heartbeat`)
+    #: streamed by a gateway while it works (:class:`bus.asking.Heartbeat`)
     HEARTBEAT = "heartbeat"
-    #: a gateway's last message: the answer (:class:`bus.messages.Answer`)
+    #: a gateway's last message: the answer (:class:`bus.asking.Answer`)
     FINAL = "final"
 
 

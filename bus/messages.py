@@ -10,9 +10,7 @@ travels in NATS headers (:mod:`bus.headers`). The shapes follow ``DESIGN.md``:
 * :class:`ErrorInfo` is the body of every error reply.
 * :class:`Summary` is a router's condensed view of every passage its subtree returned; it travels
   up beside the hits, in :attr:`SearchResult.summaries`.
-* :class:`AskRequest` is what a client sends to the gateway on ``fed.ask``; the gateway streams
-  back :class:`OrgResult` events as organizations answer, :class:`AnswerDelta` events as the
-  answer is written, then one :class:`Answer`.
+* What a client and a gateway say to each other on ``fed.ask`` is :mod:`bus.asking`.
 """
 
 from __future__ import annotations
@@ -337,96 +335,3 @@ class SearchResult(_Model):
     summaries: list[Summary] = Field(default_factory=list)
     lexical: list[Hit] = Field(default_factory=list)
     stats: CollectionStats | None = None
-
-
-class AskRequest(_Model):
-    """A question sent to the gateway on ``fed.ask``; unset numbers take the federation's defaults."""
-
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    k: int | None = Field(None, ge=1, le=MAX_K)
-    fetch_k: int | None = Field(None, ge=1, le=MAX_FETCH_K)
-    deadline_ms: int | None = Field(None, ge=1, le=600_000)
-    allow_partial: bool = True
-    min_coverage: float = Field(0.0, ge=0.0, le=1.0)
-    collapse: bool = True
-    summarize: Summarize = "none"
-    include_embedding: bool = False
-    mode: Mode = "dense"
-
-
-class OrgResult(_Model):
-    """Streamed by the gateway as soon as one organization's subtree has answered (or failed)."""
-
-    org: str
-    subject: str
-    report: NodeReport
-    result: SearchResult | None = None
-
-
-class AnswerDelta(_Model):
-    """Streamed by the gateway while an LLM writes the answer: the next checked sentence(s)."""
-
-    text: str
-
-
-class Heartbeat(_Model):
-    """Streamed by the gateway every :data:`bus.client.HEARTBEAT_MS` while it works on a question, so a
-    caller whose gateway died learns it within a second instead of at the deadline."""
-
-    elapsed_ms: float = 0.0
-
-
-class Restarted(_Model):
-    """Yielded by :func:`bus.client.events` (never sent) when the gateway went silent mid-question and
-    the question was asked again of another gateway: what came before it is void."""
-
-    reason: str
-    attempt: int
-
-
-class AnswerInfo(_Model):
-    """How the answer was made.
-
-    Attributes:
-        method: ``extractive`` or ``llm`` (what produced the text in :attr:`Answer.answer`).
-        status: ``successful``; ``insufficient`` (no evidence, or too weak: nothing was generated; or
-            the LLM said the passages do not answer the question);
-            ``fallback`` (an LLM was asked but its answer could not be used, see ``reason``: the
-            extractive answer stands in); ``timed_out`` (no answer by the deadline).
-        confidence: the LLM's mean token probability, when the endpoint reports it.
-        dropped: LLM sentences left out: citations missing or of no passage given, or not borne out
-            by the passages they cite (:mod:`summarizer.generate`).
-    """
-
-    method: Literal["extractive", "llm"]
-    status: Literal["successful", "insufficient", "fallback", "timed_out"]
-    reason: str = ""
-    confidence: float | None = None
-    dropped: int = 0
-    took_ms: float = 0.0
-
-
-class Answer(SearchResult):
-    """The gateway's final message: the merged result for the whole federation.
-
-    Attributes:
-        patients: the patient filter the federation applied (empty when the search was not
-            restricted); ``names`` says which leaves knew each name.
-        embedding: the query vector the gateway used, when the request asked for it (so a
-            centralized baseline can be searched with exactly the same vector).
-        terms: the question's terms as the lexical index counts them (for the same reason).
-        absent: the question's concepts that no passage the caller may search mentions.
-        closest: the hits are only the closest records, not evidence of what was asked: every concept
-            of the question is absent, or the patient it is about is held nowhere.
-    """
-
-    question: str
-    answer: str | None = None
-    answer_info: AnswerInfo | None = None
-    patients: list[str] = Field(default_factory=list)
-    trace: str = ""
-    error: ErrorInfo | None = None
-    embedding: bytes | None = None
-    terms: list[str] = Field(default_factory=list)
-    absent: list[str] = Field(default_factory=list)
-    closest: bool = False

@@ -11,9 +11,9 @@ A passage *mentions* a concept if it holds every term of it — its qualifiers (
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
 infarction" are one concept). Leaves count the
 passages that mention each concept among those the caller may search (:class:`bus.messages.CollectionStats`),
-so the gateway learns, without moving any text, whether anything the question names is in the records
-at all — a question about a condition no record mentions is answered "no record mentions it", not with
-other patients' notes.
+so the gateway learns, without moving any text, whether what the question is about is in the records at
+all (:func:`grounding`: the conditions, drugs and procedures it names, when it names any) — a question
+about a condition no record mentions is answered "no record mentions it", not with other patients' notes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from bus.messages import MAX_CONCEPTS, MAX_TERMS, Answer, CollectionStats
+from bus.messages import MAX_CONCEPTS, MAX_TERMS, CollectionStats
+from bus.asking import Answer
 from nodes.data import lexical
 
 #: Words that ask rather than name: a concept never holds one (with the index's stop words).
@@ -38,7 +39,8 @@ often type types kind kinds help doctor doctors hospital visit admitted currentl
 get gets got getting does doing did can may might could would should need needs needed also still any
 underwent undergo undergoes undergone undergoing received receive receives receiving developed develop
 presented present presenting experienced experiencing suffered suffering reported reporting complained
-complaining seen see evaluated noted found
+complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
+compared comparing outline overview review detail details report reports mention mentioned mentions
 """.split())
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
 QUALIFIERS = frozenset("""
@@ -124,8 +126,11 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
     joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
     if phrases is not None:
-        return Analysis(analyse(question).terms, [concept for phrase in phrases
-                                                  for concept in analyse(phrase, names).concepts][:MAX_CONCEPTS])
+        found = [concept for phrase in phrases for concept in analyse(phrase, names).concepts]
+        held = {term for concept in found for term in concept.alternatives[0]}
+        # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
+        found += [concept for concept in analyse(question, names).concepts if not held & set(concept.alternatives[0])]
+        return Analysis(analyse(question).terms, found[:MAX_CONCEPTS])
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
@@ -155,12 +160,38 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     return Analysis(list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
 
 
+#: Words that say who, when, how much or what kind of care, never what a question is about: a concept made of
+#: these only ("factor replacement", "older adults", "weekly doses") is context. "Which patients with hemophilia
+#: needed factor replacement?" is about hemophilia; whether some record mentions a replacement does not answer it.
+CONTEXT = frozenset("""
+elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
+teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
+girls pregnant mother mothers father fathers family families smoker smokers nonsmoker nonsmokers veteran veterans
+daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
+episodes started starting stopped stopping missed missing since last first second third prior previous past
+active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
+well better worse stable unstable
+replacement management care follow followup up dose doses dosing dosage regimen schedule plan plans level
+levels count counts result results reading readings value values amount amounts change changes problem problems
+issue issues condition conditions complaint complaints finding findings loss gain control side effect effects
+free home work school
+""".split())
+_CONTEXT = frozenset(_stems(" ".join(CONTEXT))) | _QUALIFIERS
+
+
+def is_context(concept: Concept) -> bool:
+    """Whether ``concept`` only says who, when, how much or what kind of care (:data:`CONTEXT`)."""
+    return all(term in _CONTEXT for term in concept.alternatives[0])
+
+
 def grounding(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then
-    only the closest records: when every concept the question names is unmentioned, or the patient it is
-    about is held by no leaf."""
+    only the closest records: when nothing the question is about is mentioned — no concept of it but its
+    context (:func:`is_context`; every concept, when it names nothing else) — or the patient it is about is
+    held by no leaf."""
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
     unknown_patient = answer.filtered and not answer.names
-    return absent, unknown_patient or (bool(analysis.concepts) and len(absent) == len(analysis.concepts))
+    focal = [c for c in analysis.concepts if not is_context(c)] or analysis.concepts
+    return absent, unknown_patient or (bool(focal) and all(c.text in absent for c in focal))

@@ -4,7 +4,7 @@ It embeds the question once (so every leaf scores against the same vector), dete
 names, sends the query to every organization concurrently, and streams to the caller: one
 ``org_result`` message per organization as soon as its subtree has answered (or failed), then,
 when an LLM writes the answer, one ``answer_delta`` message per checked sentence, then one
-``final`` message with the merged :class:`~bus.messages.Answer` — and all along a ``heartbeat``
+``final`` message with the merged :class:`~bus.asking.Answer` — and all along a ``heartbeat``
 every :data:`bus.client.HEARTBEAT_MS`, so a caller knows within a second if this gateway died
 (:func:`bus.client.events` then asks another).
 
@@ -28,8 +28,8 @@ from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
-from bus.messages import (Answer, AnswerDelta, AskRequest, CollectionStats, ErrorInfo, Filters, Heartbeat, OrgResult,
-                          Query)
+from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
+from bus.messages import CollectionStats, ErrorInfo, Filters, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -42,6 +42,7 @@ from policies.gate import Gate
 from policies.tokens import ANONYMOUS
 from summarizer.answer import MIN_SCORE
 from summarizer.answers import Answerer
+from summarizer.kinds import kind_of
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
@@ -54,7 +55,7 @@ SHORT_QUESTION_CHARS = 600
 
 
 class Gateway(NodeService):
-    """Answers :class:`~bus.messages.AskRequest` messages for the organizations ``orgs``."""
+    """Answers :class:`~bus.asking.AskRequest` messages for the organizations ``orgs``."""
 
     role = "gateway"
     request_model = AskRequest
@@ -169,7 +170,9 @@ class Gateway(NodeService):
         """The organizations' results as one answer — the dense list, the lexical list or both fused, as the
         question asked — with no hits, and the reason, when coverage fell short."""
         result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse)
-        hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode) or fuse(result.hits, result.lexical, query.k)
+        hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
+        if ask.mode == "hybrid":
+            hits = fuse(result.hits, result.lexical, query.k, kind_of(ask.question))
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,

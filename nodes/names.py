@@ -11,15 +11,15 @@ Two kinds of names go down with a query (:class:`bus.messages.Filters`):
   possessive, an unfamiliar surname. A candidate counts only where a leaf holds a patient of that
   name; the leaves check, so the gateway never needs a patient list.
 
-Only multi-word names count: a lone capitalized word in a question is far more often a disease or
-a drug than a patient. And what looks medical is never a name, however spaCy labels it
-(:func:`looks_medical`): a disease, drug, test or procedure ("Giant Cell Vasculitis", "Plantar
-Fasciitis", "Cephalexin 500mg"), an eponym ("Creutzfeldt Jakob's disease"). Nor is the writer's own signature
-("Thanks, John Smith"). With spaCy, a capitalized name that is clearly a person in the question — the
-subject or object of what people do (take, have, receive, undergo …), or the owner of a chart, their
-medications or notes, or referred to by a personal pronoun — is confident even when spaCy does not
-call it a PERSON ("What medications is Zorblat Quixote taking for his gout?"), so that a person nobody
-holds finds no other patient's records.
+Only multi-word names count: a lone capitalized word in a question is far more often a disease or a drug
+than a patient. And what looks medical or names a place is never a name, however spaCy labels it
+(:func:`not_a_person`): a disease, drug, test or procedure ("Giant Cell Vasculitis", "Plantar Fasciitis",
+"Cephalexin 500mg"), an eponym ("Creutzfeldt Jakob's disease"), a hospital ("Hospital North's policy").
+Nor is the writer's own signature ("Thanks, John Smith"). With spaCy, a capitalized name that is clearly
+a person in the question — the subject or object of what people do (take, have, receive, undergo …), or
+the owner of a chart, their medications or notes, or referred to by a personal pronoun — is confident
+even when spaCy does not call it a PERSON ("What medications is Zorblat Quixote taking for his gout?"),
+so that a person nobody holds finds no other patient's records.
 """
 
 from __future__ import annotations
@@ -78,25 +78,33 @@ kidney bone blood brain spine skin eye ear imperfecta multiplex vulgaris type st
 childhood infant congenital hereditary familial primary secondary benign malignant test scan therapy surgery
 vaccine shot tablet tablets capsule pill pills dose mg mcg ml
 """.split())
+#: Words that make a capitalized phrase a place or an institution ("Hospital North", "Mayo Clinic").
+_PLACE_WORDS = frozenset("""
+hospital hospitals clinic clinics center centre medical health healthcare institute university college school
+department ward unit county city state street road avenue foundation memorial general regional community
+pharmacy laboratory lab labs service services agency association society network group
+""".split())
 #: Words a writer signs off with: a name after one is the writer's, not a patient's.
 _SIGN_OFFS = ("thanks", "thank you", "regards", "sincerely", "cheers", "best", "yours", "from", "signed")
 #: What people do in a question: a name that does (or undergoes) one of these is a person.
 _PERSON_VERBS = frozenset("take have receive undergo prescribe admit discharge visit give start stop suffer complain "
                           "report develop get feel".split())
-_PERSON_OWNED = frozenset("medication medications chart notes note record records history allergies labs dose "
-                          "doses prescription prescriptions symptoms condition diagnosis visit admission".split())
+#: What is done to people, said in the passive ("Has X been admitted?").
+_PEOPLE_SEEN = frozenset("see admit discharge visit transfer refer".split())
+#: What is given to people ("the antibiotics given to X", "what was prescribed for X").
+_GIVEN_TO = frozenset("give prescribe administer provide offer order".split())
 _PRONOUNS = frozenset("his her him he she they them their hers".split())
 
 
-def looks_medical(span: str) -> bool:
-    """Whether a capitalized phrase names a condition, a drug, a test or a procedure rather than a person:
-    a digit (a dose), a medical word, a medical word ending, or an eponym (a name's ``'s`` before a medical word)."""
+def not_a_person(span: str) -> bool:
+    """Whether a capitalized phrase names a condition, a drug, a test, a procedure or a place rather than a
+    person: a digit (a dose), a medical word, a medical word ending, or a place's word (:data:`_PLACE_WORDS`)."""
     words = [w.casefold().strip(".,") for w in re.split(r"[\s-]+", span) if w]
     if any(any(c.isdigit() for c in w) for w in words):
         return True
     for word in words:
         base = word[:-2] if word.endswith(("'s", "’s")) else word
-        if base in _MEDICAL_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
+        if base in _MEDICAL_WORDS or base in _PLACE_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
             return True
     return False
 
@@ -123,8 +131,10 @@ def _persons_by_role(doc) -> list[str]:
             continue
         head = token.head
         acts = token.dep_ in ("nsubj", "nsubjpass", "dobj") and head.lemma_ in _PERSON_VERBS
-        owns = token.dep_ == "poss" and head.lemma_.casefold() in _PERSON_OWNED
-        if acts or owns or (pronoun and token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
+        seen = token.dep_ == "nsubjpass" and head.lemma_ in _PEOPLE_SEEN  # "Has X been seen at ..."
+        given = (token.dep_ == "pobj" and head.lower_ in ("to", "for") and head.head.lemma_ in _GIVEN_TO)
+        owns = token.dep_ == "poss" and head.lower_ not in _EPONYMOUS  # "X's chest pain", not "X's disease"
+        if acts or seen or given or owns or (pronoun and token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
             found.append(doc[span[0].i:token.i + 1].text)
     return found
 
@@ -198,7 +208,7 @@ def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None]
         candidates.sort(key=question.find)
     for candidate in candidates:
         name = _clean(re.sub(r"'s$", "", candidate.strip(" .,")))
-        if name and name not in found and not looks_medical(candidate) and not _eponym(question, name) \
+        if name and name not in found and not not_a_person(candidate) and not _eponym(question, name) \
                 and not _signed(question, name) and not _clinician(question, name):
             found.append(name)
     return found, chunks
@@ -288,7 +298,7 @@ def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | N
         raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
     candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure
-                  and not looks_medical(c) and not _signed(question, c)]
+                  and not not_a_person(c) and not _signed(question, c)]
     return Filters(patients=patients, candidates=candidates), chunks
 
 

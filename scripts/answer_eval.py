@@ -37,7 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bus.client import ask  # noqa: E402
 from bus.connection import connect  # noqa: E402
-from bus.messages import Answer, AskRequest  # noqa: E402
+from bus.asking import Answer, AskRequest  # noqa: E402
 from nodes.data.chunking import Passage  # noqa: E402
 from nodes.demo.federation import prepare  # noqa: E402
 from nodes.leaf import Leaf  # noqa: E402

@@ -5,8 +5,9 @@ Prints, in one run and on one machine:
 * leaf search: p50 latency of an hnswlib query at every demo leaf, and recall@10 against exact
   search over the same vectors;
 * end to end: p50/p99 of a question through the demo federation (broker, gateway, three
-  organizations in their own processes, ten leaves) and through a centralized baseline (the same
-  broker path with one leaf holding every passage), and the ratio of the two;
+  organizations in their own processes, ten leaves), ranked hybrid (the default) and dense only in
+  turns, and through a centralized baseline (the same broker path with one leaf holding every
+  passage), and the ratio of the two;
 * identities: the same questions through the same federation with signed identities, proofs,
   the case study's policies and a permissioned broker (asked as a user every node admits), as a
   ratio to the open federation, and what one hop's checks cost (token verification cold and
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.data import embedder as emb
 from nodes.run.baseline import central_spec
 from bus.client import ask
@@ -67,8 +68,10 @@ def leaf_search(spec: FederationSpec, vectors: np.ndarray, k: int = 10) -> dict:
     return {"queries": len(times), "p50_ms": percentile(times, 50), "recall_at_10": found / wanted}
 
 
-async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, user: str | None = None) -> dict:
-    """p50/p99 of questions asked one after another through a running federation (as ``user`` if secured)."""
+async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, user: str | None = None,
+                     modes: tuple[str, ...] = ("hybrid",)) -> dict:
+    """p50/p99 of questions asked one after another through a running federation (as ``user`` if secured), in
+    each ranking mode of ``modes`` (the modes take turns question by question, so they share every condition)."""
     async with launched(spec, verbose=False) as running:
         creds = sign_in(spec, user) if user else None
         nc = await connect_as(running.url, "bench", creds)
@@ -78,18 +81,22 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, us
 
         try:
             for question in questions[:3]:  # warm up connections and caches
-                await ask(nc, AskRequest(question=question), headers=headers(question))
-            times, partial = [], 0
+                for mode in modes:
+                    await ask(nc, AskRequest(question=question, mode=mode), headers=headers(question))
+            times = {mode: [] for mode in modes}
+            partial = {mode: 0 for mode in modes}
             for _ in range(repeat):
                 for question in questions:
-                    started = time.perf_counter()
-                    answer = await ask(nc, AskRequest(question=question), headers=headers(question))
-                    times.append((time.perf_counter() - started) * 1000)
-                    partial += int(answer.partial)
+                    for mode in modes:
+                        started = time.perf_counter()
+                        answer = await ask(nc, AskRequest(question=question, mode=mode), headers=headers(question))
+                        times[mode].append((time.perf_counter() - started) * 1000)
+                        partial[mode] += int(answer.partial)
         finally:
             await nc.drain()
-    return {"questions": len(times), "p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99),
-            "partial": partial}
+    found = {mode: {"questions": len(times[mode]), "p50_ms": percentile(times[mode], 50),
+                    "p99_ms": percentile(times[mode], 99), "partial": partial[mode]} for mode in modes}
+    return found if len(modes) > 1 else found[modes[0]]
 
 
 def hop_costs(spec: FederationSpec, user: str, n: int = 300) -> dict:
@@ -145,7 +152,8 @@ def main() -> int:
     figures = {"leaf_search": leaf_search(spec, vectors)}
     with tempfile.TemporaryDirectory(prefix="fedrag-bench-") as tmp:
         central = central_spec(spec, Path(tmp))
-        figures["federated"] = asyncio.run(end_to_end(spec, questions, args.repeat))
+        both = asyncio.run(end_to_end(spec, questions, args.repeat, modes=("hybrid", "dense")))
+        figures["federated"], figures["dense"] = both["hybrid"], both["dense"]
         figures["centralized"] = asyncio.run(end_to_end(central, questions, args.repeat))
     figures["secured"] = asyncio.run(end_to_end(secure, questions, args.repeat, user=DEMO_USER))
     figures["hop"] = hop_costs(secure, DEMO_USER)
@@ -162,6 +170,9 @@ def main() -> int:
         print(f"{'leaf search (hnswlib)':24}{ls['p50_ms']:10.3f}{'':>10}   recall@10 vs exact: {ls['recall_at_10']:.4f}")
         print(f"{'federated end to end':24}{fed['p50_ms']:10.1f}{fed['p99_ms']:10.1f}   "
               f"({fed['questions']} questions, 3 orgs, {len(spec.leaves())} leaves, {fed['partial']} partial)")
+        den = figures["dense"]
+        print(f"{'  dense ranking only':24}{den['p50_ms']:10.1f}{den['p99_ms']:10.1f}   (the same federation and questions, "
+              f"taking turns: hybrid adds {fed['p50_ms'] - den['p50_ms']:.1f} ms p50)")
         print(f"{'centralized end to end':24}{cen['p50_ms']:10.1f}{cen['p99_ms']:10.1f}   (1 leaf, same broker path)")
         print(f"{'ratio federated/central':24}{figures['ratio_p50']:10.2f}{figures['ratio_p99']:10.2f}")
         print(f"{'secured end to end':24}{sec['p50_ms']:10.1f}{sec['p99_ms']:10.1f}   (identities, proofs, policies, "

@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bus import headers as h  # noqa: E402
 from bus.client import ask, discover, wait_until_serving  # noqa: E402
 from bus.connection import connect  # noqa: E402
-from bus.messages import AskRequest  # noqa: E402
+from bus.asking import AskRequest  # noqa: E402
 from bus.subjects import ASK  # noqa: E402
 
 #: Stays under nats-server's default maximum payload (1 MiB) with room for the headers.

@@ -25,7 +25,7 @@ from pathlib import Path
 from bus.subjects import ASK
 from bus.client import ask, wait_until_serving
 from bus.connection import connect
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from bus.server import NatsServer
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from bus.client import ask
 from bus.connection import connect
 from bus.ingest import IngestRecord
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.data import embedder as emb
 from nodes.data.chunking import chunk
 from nodes.data.loaders import load

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bus.messages import Hit, Summary
+from summarizer import kinds
 from summarizer.sentences import ELLIPSIS, quotable
 
 #: What an answer says when the evidence does not support one.
@@ -32,6 +33,8 @@ MIN_SCORE = 0.35
 #: Sentences in an answer, and at most this many from one passage.
 MAX_SENTENCES = 8
 PER_PASSAGE = 2
+#: Sentences in an answer quoted from one reference source (:func:`from_best_source`).
+MAX_SOURCE_SENTENCES = 14
 #: A sentence this similar to the question is relevant; below it, it is left out.
 MIN_SENTENCE_SCORE = 0.25
 
@@ -58,62 +61,40 @@ def evidence_texts(hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> li
     return [" ".join(cited.get((hit.path, hit.id), [])) if hit.withheld else hit.text for hit in hits]
 
 
-#: What each kind of question asks for: the words that ask it, and the word beginnings of sentences that answer it.
-QUESTION_TYPES = {
-    "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|what .* (do|take) for)", (
-        "treat", "therap", "medic", "drug", "surg", "dose", "mg", "prescri", "manag", "surgery", "operation",
-        "transplant", "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit", "physical therapy")),
-    "causes": (r"\b(cause|why|risk|result from|lead to|due to|inherit|genetic)", (
-        "cause", "caus", "due to", "result", "risk", "factor", "gene", "mutation", "inherit", "exposure",
-        "infect", "lead")),
-    "symptoms": (r"\b(symptom|sign|feel|present|complain|look like)", (
-        "symptom", "sign", "pain", "fever", "fatigue", "swell", "rash", "nausea", "cough", "weak", "numb",
-        "bleed", "short", "dizz", "headache", "include")),
-    "diagnosis": (r"\b(diagnos|test|exam|detect|screen|find out)", (
-        "test", "diagnos", "exam", "scan", "imaging", "biopsy", "blood", "mri", "ct ", "x-ray", "ultrasound",
-        "screen", "detect", "measure")),
-    "outlook": (r"\b(outlook|prognosis|surviv|recover|life expectancy|chance)", (
-        "prognos", "outlook", "surviv", "recover", "chance", "life expectancy", "depend", "cure")),
-    "prevention": (r"\b(prevent|avoid|reduce the risk|protect)", (
-        "prevent", "avoid", "reduc", "vaccin", "protect", "lower", "quit", "healthy")),
-    "frequency": (r"\b(how (many|common)|frequen|prevalen|incidence)", (
-        "percent", "%", "people", "affect", "common", "rare", "per ", "each year", "every", "estimat")),
-}
-#: How much more a sentence that answers the question's kind weighs than its similarity alone says.
-TYPE_BONUS = 0.1
+def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES) -> list[CitedSentence]:
+    """The sentences of the best hit's record, as it reads: each of its passages among the hits in order, each
+    sentence in order — what evidence that is about no patient (a reference text) answers with."""
+    def record(hit: Hit) -> str:
+        return str(hit.metadata.get("record_id") or hit.id)
 
+    def place(n: int) -> tuple[int, int]:
+        tail = hits[n - 1].id.rsplit("#", 1)[-1]
+        return (int(tail) if tail.isdigit() else 0, n)
 
-def question_type(question: str) -> str | None:
-    """What kind of question it is (:data:`QUESTION_TYPES`), if it says."""
-    folded = question.casefold()
-    for kind, (asks, _) in QUESTION_TYPES.items():
-        if re.search(asks, folded):
-            return kind
-    return None
-
-
-def answers_type(sentence: str, kind: str | None) -> bool:
-    """Whether ``sentence`` speaks of what a question of ``kind`` asks for."""
-    if kind is None:
-        return False
-    folded = " " + sentence.casefold()
-    return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in QUESTION_TYPES[kind][1])
+    best = record(hits[0])
+    sources = sorted((n for n, hit in enumerate(hits, 1) if record(hit) == best and not hit.withheld), key=place)
+    said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
+    return said[:max_sentences]
 
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
            question: str = "") -> list[CitedSentence]:
     """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
-    speaks of what the question's kind asks for (a treatment, a cause ...) weighing :data:`TYPE_BONUS` more."""
+    speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more.
+    Evidence about no patient at all (reference texts) is answered from its best source alone
+    (:func:`from_best_source`): its own words, in its own order."""
     texts = evidence_texts(hits, summaries)
+    if hits and not any(hit.patient for hit in hits) and not hits[0].withheld:
+        return from_best_source(hits, texts)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    for said in quotable(text, hit.patient)]
     if not pool:
         return []
     vectors = np.asarray(embed([text for _, text in pool]), dtype=np.float32)
-    kind = question_type(question)
+    kind = kinds.kind_of(question)
     scores = vectors @ np.asarray(question_vector, dtype=np.float32) + np.array(
-        [TYPE_BONUS if answers_type(text, kind) else 0.0 for _, text in pool], dtype=np.float32)
+        [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for _, text in pool], dtype=np.float32)
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}

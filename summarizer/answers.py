@@ -3,12 +3,12 @@
 :class:`Answerer` is the gateway's counterpart of a router's :class:`summarizer.summaries.Summarizer`.
 It tells the gateway how much of its budget to keep for the answer (:meth:`Answerer.reserve_ms`) and,
 once the federation's evidence is merged, writes the answer: when the records hold nothing of what was
-asked (the evidence is only the closest records: :attr:`bus.messages.Answer.closest`), with no evidence,
+asked (the evidence is only the closest records: :attr:`bus.asking.Answer.closest`), with no evidence,
 or with evidence scoring under ``min_score``, it says so and why (:func:`summarizer.answer.insufficient`),
 names nobody, and no LLM is asked; an
 ``llm`` answer asks the configured endpoint (:mod:`summarizer.generate`), streaming each checked
 sentence through ``delta``, and falls back to the extractive answer (:mod:`summarizer.answer`) when
-that fails; :class:`~bus.messages.AnswerInfo` says which it is and why. An answer that cannot be made
+that fails; :class:`~bus.asking.AnswerInfo` says which it is and why. An answer that cannot be made
 by the deadline is ``timed_out``, never late: the evidence still goes out.
 """
 
@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 import numpy as np
 
 from bus.budget import Budget
-from bus.messages import Answer, AnswerInfo, Summarize
+from bus.messages import Summarize
+from bus.asking import Answer, AnswerInfo
 from summarizer import generate
 from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, insufficient, is_insufficient, sufficient
 

@@ -25,7 +25,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from bus.errors import LLMError
-from bus.messages import AnswerInfo, ErrorInfo, Hit, Query, Summary, SummarySentence
+from bus.messages import ErrorInfo, Hit, Query, Summary, SummarySentence
+from bus.asking import AnswerInfo
 from summarizer.answer import INSUFFICIENT, evidence_texts
 from summarizer import extractive
 from summarizer.sentences import looks_like_instructions, sentences

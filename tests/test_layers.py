@@ -10,11 +10,12 @@ federation (``chaos``, ``demo``, ``eval``), ``run``, the node kinds, and ``data`
 
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.source import imported, module_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("bus", "nodes", "policies", "summarizer", "tui")
@@ -32,26 +33,9 @@ FORBIDDEN = {"policies": ("bus.server", "bus.sites")}
 NODE_LAYERS = (("nodes.cli",), ("nodes.chaos", "nodes.demo", "nodes.eval"), ("nodes.run",), ("nodes",), ("nodes.data",))
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at its top or inside functions, with relative imports resolved."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.split(".")[0] in PACKAGES}
+    """Every module of the project ``path`` imports (and every name it imports from one, as ``module.name``)."""
+    return {name for name in imported(ROOT, path) if name.split(".")[0] in PACKAGES}
 
 
 def node_layer(module: str) -> int:
@@ -66,7 +50,7 @@ def violations() -> list[str]:
     found = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            source = module_name(path)
+            source = module_name(ROOT, path)
             for target in sorted(imports(path)):
                 top = target.split(".")[0]
                 if top not in MAY_IMPORT[package] and not (top == "tui" and source.startswith("nodes.cli")):

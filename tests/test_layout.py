@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
-import ast
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.source import imported
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Folders under ``tests/`` that mirror nothing (at any depth).
@@ -26,28 +27,6 @@ def source_packages(root: Path) -> set[str]:
     """The top-level source folders, as ``pyproject.toml`` lists them for packaging."""
     config = tomllib.loads((root / "pyproject.toml").read_text())
     return {pattern.rstrip("*") for pattern in config["tool"]["setuptools"]["packages"]["find"]["include"]}
-
-
-def module_name(root: Path, path: Path) -> str:
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported(root: Path, path: Path) -> set[str]:
-    """What ``path`` imports: each module, or each name from a module, with relative imports resolved."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = module_name(root, path) if path.name == "__init__.py" else module_name(root, path).rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                above = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(above + ([base] if base else []))
-            found.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
-    return found
 
 
 def within(name: str, module: str) -> bool:

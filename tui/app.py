@@ -28,7 +28,7 @@ from textual.widgets import Footer, Header, Input
 from bus.client import AskError, discover, events
 from bus.connection import drain
 from bus.errors import FedragError
-from bus.messages import Answer, AnswerDelta, AskRequest, OrgResult, Restarted
+from bus.asking import Answer, AnswerDelta, AskRequest, OrgResult, Restarted
 from policies.access import Credentials, connect_as
 from tui import model
 from tui.screens import HelpScreen, HistoryScreen, SignInScreen, signed_in_as

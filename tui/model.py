@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 
 from bus.client import Node
-from bus.messages import Answer, Hit, NodeReport, OrgResult, Summary
+from bus.messages import Hit, NodeReport, Summary
+from bus.asking import Answer, OrgResult
 from bus.subjects import QUERY_PREFIX
 
 #: Words and a colour for every state a node can be in; the words alone must say it.

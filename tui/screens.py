@@ -14,7 +14,7 @@ from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bus.errors import FedragError
-from bus.messages import Answer
+from bus.asking import Answer
 from policies.access import Credentials
 
 HELP = """\

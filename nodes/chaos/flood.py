@@ -32,7 +32,8 @@ from bus import codec
 from bus import headers as h
 from bus.client import ask
 from bus.subjects import ASK
-from bus.messages import MAX_K, MAX_QUESTION_CHARS, AskRequest, ErrorInfo
+from bus.messages import MAX_K, MAX_QUESTION_CHARS, ErrorInfo
+from bus.asking import AskRequest
 from nodes.chaos.table import text_table
 from policies.access import Credentials, connect_as
 

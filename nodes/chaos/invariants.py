@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from bus.messages import Answer
+from bus.asking import Answer
 from bus.subjects import QUERY_PREFIX, ancestors, within
 from nodes.run.spec import FederationSpec
 from policies.explain import access

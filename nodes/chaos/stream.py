@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from bus.client import events
 from bus.connection import drain
 from bus.errors import FedragError
-from bus.messages import Answer, AskRequest, Restarted
+from bus.asking import Answer, AskRequest, Restarted
 from nodes.chaos.invariants import Invariants, Query
 from nodes.run.assemble import sign_in
 from nodes.run.spec import FederationSpec

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bus.client import ask
 from bus.errors import SpecError
-from bus.messages import AskRequest, OrgResult, Restarted
+from bus.asking import AskRequest, OrgResult, Restarted
 from bus.subjects import ASK
 from nodes.run import render
 from nodes.run.assemble import sign_in

@@ -11,7 +11,7 @@ import numpy as np
 from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import SpecError
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from bus.subjects import ask_subject, query_subject
 from nodes.cli._common import credentials, identity_options, nats_option, print_answer, say, user_names
 from nodes.run import render
@@ -139,7 +139,7 @@ async def cmd_compare(args) -> int:
                                headers=(lambda q=question: creds.headers(q)) if creds else None)
             # the central index is searched with the very vector, terms and patient filter the gateway used
             expected = central.ranked(args.mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, k,
-                                      answer.patients)
+                                      answer.patients, question=question)
             score = intersection(answer.hits, expected)
             same = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
             scores.append(score)

@@ -6,7 +6,7 @@ import contextlib
 import time
 from pathlib import Path
 
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.cli._common import nats_option, print_answer, say
 from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, STATE_DIR, prepare
 from nodes.run.assemble import sign_in

@@ -6,9 +6,9 @@ brings its leaf stores up to date (embedding only text they have never seen), st
 ranking ``mode``, a cited extractive answer — once per mode, one at a time. For each it keeps an
 :class:`Outcome`: the records the hits rank (:func:`ranked_records`), the answer's status, its ROUGE-L
 against the gold answer (citation markers stripped) beside the top passage's, and, in the dense mode,
-the ranking of an exact centralized index over every passage searched with the very query vector and
-patient filter the gateway used (:class:`nodes.run.baseline.CentralIndex`) — the federation promises
-the two are identical. :class:`~nodes.eval.report.EvalResult` adds them up.
+the ranking of an exact centralized index over every passage searched with the very query vector, terms
+and patient filter the gateway used and ranked the same way (:class:`nodes.run.baseline.CentralIndex`) —
+the federation promises the two are identical, in every mode. :class:`~nodes.eval.report.EvalResult` adds them up.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import numpy as np
 
 from bus.client import ask
 from bus.errors import AskError, SpecError
-from bus.messages import Answer, AskRequest, Hit
+from bus.messages import Hit
+from bus.asking import Answer, AskRequest
 from nodes.data import embedder as emb
 from nodes.eval.metrics import rouge_l
 from nodes.eval.report import K, EvalResult, Outcome
@@ -33,7 +34,7 @@ from nodes.run.federation import launched
 from nodes.run.spec import FederationSpec
 from policies.access import Credentials, connect_as
 
-#: The ranking modes a question can be asked in (:class:`bus.messages.AskRequest`'s ``mode``).
+#: The ranking modes a question can be asked in (:class:`bus.asking.AskRequest`'s ``mode``).
 MODES = ("dense", "lexical", "hybrid")
 #: Each question's budget: generous, so a busy machine measures relevance, not deadlines.
 ASK_DEADLINE_MS = 60_000
@@ -143,8 +144,9 @@ async def ask_one(nc, question: Question, mode: str, creds: Credentials | None, 
         answered = outcome.status in ("successful", "fallback")
         outcome.rouge_answer = rouge_l(strip_citations(text), question.answer) if answered else 0.0
         outcome.rouge_top = rouge_l(answer.hits[0].text, question.answer) if answer.hits else 0.0
-    if mode == "dense" and central is not None and answer.embedding is not None:
-        expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), K, answer.patients)
+    if central is not None and answer.embedding is not None:
+        expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, K, answer.patients,
+                                  question=question.text)
         outcome.central = ranked_records(expected)
         outcome.identical = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
     return outcome

@@ -4,7 +4,7 @@
 mode so the modes read side by side) and as JSON. Its figures, per mode and per question type:
 
 * retrieval over the questions with relevant records: nDCG@10, MRR@10, recall@10, success@10
-  (:mod:`nodes.eval.metrics`), and for the dense mode the same over the centralized index's rankings;
+  (:mod:`nodes.eval.metrics`), and the same over the centralized index's rankings, mode by mode;
 * answers over the questions with a gold answer: the extractive answer's ROUGE-L (an answer saying
   the evidence is not enough scores 0) beside the top passage's (quoting the first hit);
 * negatives, for sets that have them: the share rejected (``insufficient``, naming nobody), and the
@@ -35,7 +35,7 @@ class Outcome:
         names_somebody: the answer names a patient the federation holds.
         rouge_answer: ROUGE-L of the answer against the gold answer (``None`` without one).
         rouge_top: ROUGE-L of the top passage against the gold answer.
-        central: the centralized index's ranking with the same query vector (dense mode only).
+        central: the centralized index's ranking for the same query vector and terms, in the same mode.
         identical: the federation's hits are the centralized index's: passages, order and scores.
     """
 
@@ -147,7 +147,7 @@ class EvalResult:
                 "outcomes": [outcome.to_dict() for outcome in self.outcomes]}
 
     def text(self) -> str:
-        """The tables a person reads: per mode, dense against centralized, per question type, negatives."""
+        """The tables a person reads: per mode, federated against centralized, per question type, negatives."""
         summaries = [self.summary(mode) for mode in self.modes]
         asked = summaries[0]["questions"] if summaries else 0
         lines = [f"{self.name}: {asked} of {self.total_questions:,} questions asked; {self.orgs} organizations, "

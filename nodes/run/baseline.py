@@ -23,6 +23,7 @@ from nodes.data.chunking import Passage
 from nodes.data import lexical
 from nodes.data.topk import Candidates, digest, search_complete, select
 from nodes.merge import fuse
+from summarizer.kinds import kind_of
 from nodes.run.spec import FederationSpec
 from nodes.data.records import patient_key
 from nodes.data.store import LeafStore
@@ -160,13 +161,14 @@ class CentralIndex:
         return select(hits, k, collapse=collapse)
 
     def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,
-               collapse: bool = True) -> list[Hit]:
+               collapse: bool = True, question: str = "") -> list[Hit]:
         """The central top ``k`` the way a question of ``mode`` ranks it: dense, lexical, or both fused."""
         if mode == "dense":
             return self.search(vector, k, patients, collapse=collapse)
         if mode == "lexical":
             return self.lexical(terms, k, patients, collapse=collapse)
-        return fuse(self.search(vector, k, patients, collapse=collapse), self.lexical(terms, k, patients, collapse=collapse), k)
+        return fuse(self.search(vector, k, patients, collapse=collapse),
+                    self.lexical(terms, k, patients, collapse=collapse), k, kind_of(question))
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:
         if self._term_counts is None:

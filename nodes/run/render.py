@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from bus.client import Node
-from bus.messages import Answer, AnswerInfo, OrgResult, Summary
+from bus.messages import Summary
+from bus.asking import Answer, AnswerInfo, OrgResult
 
 
 def org_line(event: OrgResult) -> str:

@@ -18,7 +18,7 @@ from bus import codec
 from bus import headers as h
 from bus.client import HEARTBEAT_MS, SILENCE_MS, Node, ask, discover, events, missing
 from bus.connection import connect
-from bus.messages import Answer, AskRequest, Heartbeat, Restarted
+from bus.asking import Answer, AskRequest, Heartbeat, Restarted
 from bus.subjects import ASK
 from nodes.demo.federation import SAMPLE_QUESTION
 from tests.helpers.timing import SLACK_MS

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from bus import codec
 from bus.errors import DecodeError, TooLargeError, ValidationError
-from bus.messages import Answer, AskRequest, Coverage, NodeReport, Query, SearchResult
+from bus.messages import Coverage, NodeReport, Query, SearchResult
+from bus.asking import Answer, AskRequest
 from tests.helpers.properties import PROPERTIES
 
 

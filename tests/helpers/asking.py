@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bus.client import ask
 from bus.connection import connect
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.assemble import sign_in
 
 QUESTION = "Which patients had a stroke or a seizure?"

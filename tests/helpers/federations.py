@@ -7,7 +7,7 @@ The demo federation itself is a fixture (``demo_federation``, ``secure_federatio
 from __future__ import annotations
 
 from bus.client import ask
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.spec import FederationSpec
 
 #: The demo federation's units (leaves).

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bus.client import events
-from bus.messages import Answer, AskRequest
+from bus.asking import Answer, AskRequest
 from nodes.run.spec import FederationSpec
 from summarizer.answer import check
 from summarizer.generate import supported

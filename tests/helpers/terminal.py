@@ -7,7 +7,8 @@ from __future__ import annotations
 from textual import on
 from textual.app import App, ComposeResult
 
-from bus.messages import Answer, AnswerInfo, Coverage, Hit, NodeReport, PassageRef, Summary, SummarySentence
+from bus.messages import Coverage, Hit, NodeReport, PassageRef, Summary, SummarySentence
+from bus.asking import Answer, AnswerInfo
 from tui.widgets import AnswerView, Cited, EvidenceTable, PassageView
 
 #: The units of the fixed answer's federation.

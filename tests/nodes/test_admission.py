@@ -18,7 +18,8 @@ from bus.budget import Budget
 from bus.client import ask
 from bus.connection import connect
 from bus.errors import AskError, OverloadedError, RateLimitedError
-from bus.messages import MAX_K, AskRequest, ErrorInfo, Query, SearchResult
+from bus.messages import MAX_K, ErrorInfo, Query, SearchResult
+from bus.asking import AskRequest
 from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService

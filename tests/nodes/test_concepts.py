@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bus.client import ask
-from bus.messages import AskRequest, CollectionStats
+from bus.messages import CollectionStats
+from bus.asking import AskRequest
 from nodes.concepts import analyse, grounding
 from summarizer.answer import is_insufficient
 
@@ -32,7 +33,7 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
 
 
 def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_mentioned():
-    from bus.messages import Answer
+    from bus.asking import Answer
 
     analysis = analyse("Which patients have Crohn's disease or gout?")
     answer = Answer(question="q")

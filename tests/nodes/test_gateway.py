@@ -16,7 +16,7 @@ from bus import headers as h
 from bus.client import SILENCE_MS, ask
 from bus.connection import connect
 from bus.errors import AskError
-from bus.messages import Answer, AskRequest
+from bus.asking import Answer, AskRequest
 from bus.subjects import ASK
 from nodes.demo.federation import SAMPLE_QUESTION
 from nodes.run.federation import Federation

@@ -15,7 +15,7 @@ import pytest
 
 from bus.client import ask
 from bus.connection import connect
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex
 from nodes.run.federation import launched
@@ -67,7 +67,8 @@ async def scores_by_passage(spec, embedder, mode: str) -> list[dict[str, float]]
         try:
             for question in QUESTIONS:
                 answer = await ask(nc, AskRequest(question=question, mode=mode, k=8, include_embedding=True))
-                expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 8)
+                expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 8,
+                                          question=question)
                 assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], \
                     (mode, question)
                 found.append({hit.id.rsplit("/", 1)[-1]: hit.score for hit in answer.hits})

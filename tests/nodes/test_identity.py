@@ -17,7 +17,8 @@ from bus import codec
 from bus.errors import AskError
 from bus.client import ask
 from bus.connection import connect
-from bus.messages import AskRequest, ErrorInfo, Query
+from bus.messages import ErrorInfo, Query
+from bus.asking import AskRequest
 from bus.subjects import query_subject
 from nodes.run.baseline import CentralIndex
 from nodes.run.assemble import sign_in

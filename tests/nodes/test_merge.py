@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from bus.client import ask
 from bus.connection import connect
-from bus.messages import AskRequest, Coverage, ErrorInfo, Hit, NodeReport, SearchResult, Summary
+from bus.messages import Coverage, ErrorInfo, Hit, NodeReport, SearchResult, Summary
+from bus.asking import AskRequest
 from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
@@ -136,7 +137,8 @@ def assert_same_hits(federated, central, question):
 async def ask_and_compare(client, central, question, k=10, **options):
     answer = await ask(client, AskRequest(question=question, k=k, include_embedding=True, **options))
     vector = np.frombuffer(answer.embedding, dtype="<f4")
-    expected = central.search(vector, k, answer.patients, collapse=options.get("collapse", True))
+    expected = central.ranked(options.get("mode", "hybrid"), vector, answer.terms, k, answer.patients,
+                              collapse=options.get("collapse", True), question=question)
     assert_same_hits(answer.hits, expected, question)
     return answer
 
@@ -146,7 +148,8 @@ async def test_federated_top_k_equals_centralized(demo_federation, nc, demo_spec
     assert len(questions) >= 20
     central = CentralIndex.from_spec(demo_spec)
     for question in questions:
-        await ask_and_compare(nc, central, question)
+        for mode in ("dense", "lexical", "hybrid"):
+            await ask_and_compare(nc, central, question, mode=mode)
         await ask_and_compare(nc, central, question, collapse=False)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from bus.client import ask
 from bus.errors import FedragError
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.federation import Federation
 from nodes.run.assemble import make_access
 from nodes.run.brokers import multisite

@@ -13,7 +13,8 @@ import pytest
 
 from bus import codec
 from bus.client import ask
-from bus.messages import AskRequest, Coverage, Hit, SearchResult
+from bus.messages import Coverage, Hit, SearchResult
+from bus.asking import AskRequest
 from bus.subjects import query_subject
 from tests.helpers.federations import ALL_UNITS
 from tests.helpers.timing import AT_ONCE, SLACK_MS

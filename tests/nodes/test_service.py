@@ -22,7 +22,8 @@ from bus import codec
 from bus import headers as h
 from bus.client import ask, discover
 from bus.errors import AskError
-from bus.messages import AskRequest, ErrorInfo, Query, SearchResult
+from bus.messages import ErrorInfo, Query, SearchResult
+from bus.asking import AskRequest
 from bus.subjects import query_subject
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec

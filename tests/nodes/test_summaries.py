@@ -12,7 +12,8 @@ import contextlib
 import pytest
 
 from bus.client import ask
-from bus.messages import AskRequest, Hit
+from bus.messages import Hit
+from bus.asking import AskRequest
 from nodes.demo.federation import SAMPLE_QUESTION
 from nodes.leaf import Leaf
 from nodes.run.brokers import embedded_broker

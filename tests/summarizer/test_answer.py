@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from bus.client import ask
-from bus.messages import AskRequest, Hit
+from bus.messages import Hit
+from bus.asking import AskRequest
 from summarizer.answer import INSUFFICIENT, check, extractive_answer, is_insufficient
 
 

@@ -18,7 +18,7 @@ import shutil
 import pytest
 
 from bus.client import events
-from bus.messages import AnswerDelta, AskRequest, OrgResult
+from bus.asking import AnswerDelta, AskRequest, OrgResult
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
 from summarizer.answer import INSUFFICIENT, check, is_insufficient

@@ -6,7 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from bus.client import Node
-from bus.messages import ErrorInfo, Hit, NodeReport, OrgResult, PassageRef, SearchResult, Summary, SummarySentence
+from bus.messages import ErrorInfo, Hit, NodeReport, PassageRef, SearchResult, Summary, SummarySentence
+from bus.asking import OrgResult
 from tests.helpers.terminal import PATHS, fixed_answer
 from tui import model
 

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
-from bus.messages import Answer
+from bus.asking import Answer
 from tui import model
 from tui.widgets._citations import CitingMarkdown
 

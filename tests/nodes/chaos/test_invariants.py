@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bus.messages import Answer, Coverage, Hit, NodeReport, PassageRef, Summary, SummarySentence
+from bus.messages import Coverage, Hit, NodeReport, PassageRef, Summary, SummarySentence
+from bus.asking import Answer
 from nodes.chaos.invariants import ANSWER_SLACK_MS, IMPOSTOR_MARK, Fault, Invariants, Query
 from nodes.demo.federation import prepare
 from nodes.run.spec import FederationSpec

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bus import codec
 from bus.client import ask
 from bus.ingest import REPORT, IngestRecord, IngestReport
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from bus.subjects import ingest_subject
 from nodes.run.federation import Federation
 from nodes.run.ingest import IngestSummary, ingest

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from bus.client import ask
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.demo import corpus as dc
 
 SECTION_RE = re.compile(r"^([A-Z][A-Z ]+): \S")

@@ -9,7 +9,7 @@ import pytest
 
 from bus.client import ask
 from bus.errors import FedragError
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.assemble import build_org
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from bus.client import ask
-from bus.messages import AskRequest
+from bus.asking import AskRequest
 from nodes.run.federation import Federation
 from tests.helpers.timing import AT_ONCE
 

@@ -1,0 +1,69 @@
+"""What kind of answer a question asks for, and whether a text gives that kind.
+
+"How to diagnose atrial fibrillation?" asks for tests, "What is the outlook for X?" for a prognosis,
+"What medications is Donna Clark taking?" for drugs. A passage or sentence about the same topic but of
+another kind (the causes, when the treatment was asked) is a near miss that embeddings rank almost as
+high. :func:`kind_of` reads a question's kind from the words that ask it; :func:`speaks_of` says whether
+a text gives that kind, by the word beginnings that answers of the kind use. The gateway's fusion weighs
+passages that lead with the asked kind (:func:`nodes.merge.fuse`), and the extractive answer sentences
+that give it (:mod:`summarizer.answer`).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Each kind: the words that ask for it (a regular expression over the folded question), and the word
+#: beginnings of texts that give it. The first kind whose words the question uses is its kind.
+KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "prevention": (r"\b(prevent|avoid|reduce the risk|protect)", (
+        "prevent", "avoid", "reduc", "vaccin", "protect", "lower", "quit", "healthy")),
+    "research": (r"\b(research|clinical trials?|being (done|studied))", (
+        "clinical trial", "studied", "research", "study", "studies", "trial")),
+    "susceptibility": (r"\b(at risk|risk factor|susceptib|who (gets|is likely))", (
+        "risk", "more likely", "increase")),
+    "diet": (r"\b(what to do for|eat|diet|nutrition|food)", (
+        "eat", "diet", "nutrition", "food", "drink", "meal")),
+    "diagnosis": (r"\b(diagnos|test|exam|detect|screen|find out)", (
+        "test", "diagnos", "exam", "scan", "imaging", "biopsy", "blood", "mri", "x-ray", "ultrasound",
+        "screen", "detect", "measure")),
+    "outlook": (r"\b(outlook|prognos|surviv|recover|life expectancy)", (
+        "prognos", "outlook", "chance of recovery", "surviv", "recover", "depend")),
+    "stages": (r"\b(stages?|phases?|grades?)\b", ("stage", "phase", "grade")),
+    "complications": (r"\bcomplication", ("complication",)),
+    "inheritance": (r"\b(inherit|genetic|hereditary)", ("inherit", "gene", "mutation", "hereditar")),
+    "frequency": (r"\b(how (many|common)|frequen|prevalen|incidence)", (
+        "percent", "%", "people", "affect", "common", "rare", "each year", "estimat")),
+    "causes": (r"\b(cause|why|result from|lead to|due to)", (
+        "cause", "due to", "result", "lead to", "infect", "exposure")),
+    "symptoms": (r"\b(symptom|signs?\b|feel|complain)", (
+        "symptom", "sign", "pain", "fever", "fatigue", "swell", "rash", "nausea", "cough", "weak", "numb",
+        "bleed", "short of breath", "dizz", "headache")),
+    "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|prescri)", (
+        "treat", "therap", "medic", "drug", "surg", "dose", "mg", "prescri", "manag", "operation", "transplant",
+        "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
+}
+#: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.
+SENTENCE_BONUS = 0.1
+#: How much a passage whose opening gives the asked kind gains in the gateway's fusion (a rank-fusion score:
+#: about what moving from rank 1 to the top of the other list is worth).
+PASSAGE_BONUS = 0.02
+#: How much of a passage's opening counts: answers lead with what they answer.
+OPENING_CHARS = 300
+
+
+def kind_of(question: str) -> str | None:
+    """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say."""
+    folded = question.casefold()
+    for kind, (asks, _) in KINDS.items():
+        if re.search(asks, folded):
+            return kind
+    return None
+
+
+def speaks_of(text: str, kind: str | None) -> bool:
+    """Whether ``text`` gives what a question of ``kind`` asks for."""
+    if kind is None:
+        return False
+    folded = " " + text.casefold()
+    return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in KINDS[kind][1])
