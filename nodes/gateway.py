@@ -173,6 +173,7 @@ class Gateway(NodeService):
         hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
         if ask.mode == "hybrid":
             hits = fuse(result.hits, result.lexical, query.k, kind_of(ask.question))
+        result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,

@@ -22,6 +22,7 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.data.ingest import Ingestor
 from nodes.data.retrievers import Retriever
+from nodes.merge import capped, distinct
 from policies.gate import Gate
 
 
@@ -91,10 +92,11 @@ class Leaf(NodeService):
                                 nodes={self.subject: NodeReport(status="successful", took_ms=took)})
         found = await loop.run_in_executor(None, self.retriever.search, query, visible)
         self.gate.hidden(caller, self.path, trace, hidden)
+        hits, lexical = capped(found.hits, found.lexical, self.gate.max_passages(caller))
         took = round((time.monotonic() - started) * 1000.0, 2)
         self.counters["queries"] += 1
-        self.counters["hits"] += len(found.hits) + len(found.lexical)
-        return SearchResult(hits=found.hits, lexical=found.lexical, took_ms=took, coverage=coverage,
+        self.counters["hits"] += distinct(hits, lexical)
+        return SearchResult(hits=hits, lexical=lexical, took_ms=took, coverage=coverage,
                             filtered=found.filtered, names={name: [self.path] for name in found.known},
                             nodes={self.subject: NodeReport(status="successful", took_ms=took,
-                                                            hits=len(found.hits) + len(found.lexical))})
+                                                            hits=distinct(hits, lexical))})

@@ -33,9 +33,35 @@ def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
     return total
 
 
-def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *, collapse: bool = True) -> SearchResult:
+def distinct(hits: list[Hit], lexical: list[Hit]) -> int:
+    """How many passages the two lists hold together (a passage in both counts once)."""
+    return len({(hit.path, hit.id) for hit in hits} | {(hit.path, hit.id) for hit in lexical})
+
+
+def capped(hits: list[Hit], lexical: list[Hit], cap: int | None) -> tuple[list[Hit], list[Hit]]:
+    """The two lists holding at most ``cap`` passages together (the caller's ``max_passages``): the dense list
+    first, then the lexical list as far as it adds passages within the cap — a passage already sent in the
+    dense list costs nothing. A question asking for more than half its cap may so lose lexical candidates."""
+    if cap is None or distinct(hits, lexical) <= cap:
+        return hits, lexical
+    hits = hits[:cap]
+    seen = {(hit.path, hit.id) for hit in hits}
+    kept = []
+    for hit in lexical:
+        key = (hit.path, hit.id)
+        if key not in seen:
+            if len(seen) >= cap:
+                break
+            seen.add(key)
+        kept.append(hit)
+    return hits, kept
+
+
+def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *, collapse: bool = True,
+          cap: int | None = None) -> SearchResult:
     """Combines the children's outcomes into this node's result: the top ``k`` of :func:`pooled` (of each
-    list, dense and lexical), every report, name and summary, and the statistics :func:`summed`.
+    list, dense and lexical, together at most ``cap`` passages: :func:`capped`), every report, name and
+    summary, and the statistics :func:`summed`.
 
     Args:
         outcomes: one per child, as returned by :func:`bus.scatter.scatter_gather`.
@@ -58,11 +84,11 @@ def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *,
         nodes[outcome.subject] = outcome.report  # the parent's view: status, time including transit
     partial = any(o.status != "successful" for o in outcomes)
     timed_out = any(o.status == "timed_out" or (o.result is not None and o.result.timed_out) for o in outcomes)
-    kept = select(pooled(outcomes), k, collapse=collapse)
-    lexical = select(pooled(outcomes, lexical=True), k, collapse=collapse)
+    kept, lexical = capped(select(pooled(outcomes), k, collapse=collapse),
+                           select(pooled(outcomes, lexical=True), k, collapse=collapse), cap)
     filtered = any(o.result is not None and o.result.filtered for o in outcomes)
     nodes[subject] = NodeReport(status="partial" if partial else "successful", took_ms=round(took_ms, 2),
-                                hits=len(kept) + len(lexical))
+                                hits=distinct(kept, lexical))
     return SearchResult(hits=kept, lexical=lexical, took_ms=round(took_ms, 2), timed_out=timed_out, partial=partial,
                         coverage=coverage, nodes=nodes, filtered=filtered, stats=summed(outcomes),
                         names={name: sorted(set(where)) for name, where in sorted(names.items())}, summaries=summaries)

@@ -77,7 +77,8 @@ class Router(NodeService):
             budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, use)}, max_leaves=self.max_leaves,
         )
-        result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse)
+        result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
+                       cap=self.gate.max_passages(caller) if use == "search" else None)
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
                                                  budget.for_own_work())

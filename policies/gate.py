@@ -81,6 +81,9 @@ class AllowAll:
     def limit_k(self, caller: Any, k: int, path: str, trace: str) -> int:
         return k
 
+    def max_passages(self, caller: Any) -> None:
+        return None
+
 
 def bearer(value: str | None) -> str | None:
     """The token in an ``Authorization: Bearer <token>`` header value."""
@@ -135,6 +138,10 @@ class PolicyGate:
     def caps(self, caller: Identity) -> Caps:
         """The caller's limits at this node."""
         return self.limits.caps(caller.attributes(), self.policy.limits)
+
+    def max_passages(self, caller: Identity) -> int:
+        """How many passages one question of the caller's may carry at this node, both rankings together."""
+        return self.caps(caller).max_passages
 
     def limit_k(self, caller: Identity, k: int, path: str, trace: str) -> int:
         caps = self.caps(caller)

@@ -136,7 +136,9 @@ class PassageRetriever:
             bound = scored[n][0] if n < len(scored) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=n >= len(scored))
 
-        return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse)
+        # every passage holding a term is scored exactly, so the first k in the total order are the leaf's
+        # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
+        return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse, ties=False)
 
     def _hits(self, labels, query: Query, vector: np.ndarray, visible: Visible,
               score_of: dict[int, float] | None = None) -> list[Hit]:

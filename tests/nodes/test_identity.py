@@ -51,7 +51,8 @@ async def test_with_every_policy_open_to_the_user_federated_equals_centralized(s
     try:
         for question in questions:
             answer = await ask(nc, AskRequest(question=question, include_embedding=True), headers=creds.headers(question))
-            expected = central.search(np.frombuffer(answer.embedding, dtype="<f4"), 10, answer.patients)
+            expected = central.ranked("hybrid", np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 10,
+                                      answer.patients, question=question)
             assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
     finally:
         await nc.drain()

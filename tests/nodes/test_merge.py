@@ -282,3 +282,18 @@ async def test_federated_equals_centralized_with_ties(seed, tmp_path, nats_serve
     finally:
         await client.drain()
         await federation.stop()
+
+
+def test_both_rankings_together_hold_at_most_the_callers_passages():
+    from nodes.merge import capped, distinct
+
+    def hit(i):
+        return Hit(id=f"r{i}", org="o", path="o.u", score=1.0 / (i + 1), text=f"t{i}")
+
+    dense, lexical = [hit(i) for i in range(6)], [hit(i) for i in (0, 7, 1, 8, 9)]
+    assert capped(dense, lexical, 20) == (dense, lexical), "within the cap nothing changes"
+    kept, more = capped(dense, lexical, 8)
+    assert kept == dense and [h.id for h in more] == ["r0", "r7", "r1", "r8"], "a passage in both lists costs nothing"
+    assert distinct(kept, more) == 8
+    kept, more = capped(dense, lexical, 4)
+    assert [h.id for h in kept] == ["r0", "r1", "r2", "r3"] and [h.id for h in more] == ["r0"]
