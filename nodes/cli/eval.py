@@ -16,8 +16,9 @@ def add_commands(sub) -> None:
                        description="Builds the set's federation (reusing what an earlier run embedded), asks every "
                        "question through the gateway once per ranking mode, and prints per mode nDCG@10, MRR@10, "
                        "recall@10 and success@10 over records, overall and per question type; the extractive answers' "
-                       "ROUGE-L against the gold answer beside the top passage's; for the dense mode the same against "
-                       "an exact centralized index; and, for sets with unanswerable questions, negative rejection.")
+                       "ROUGE-L against the gold answer beside the top passage's; in every mode the same against "
+                       "an exact centralized index ranking the same way; and, for sets with unanswerable questions, "
+                       "negative rejection.")
     p.add_argument("set", metavar="SET", help=f"the labelled set: {', '.join(sets.SETS)}")
     p.add_argument("--data", default=sets.DATA_DIR, metavar="DIR", help=f"the public data sets (default {sets.DATA_DIR})")
     p.add_argument("--state-dir", metavar="DIR", help=f"where the set's federation is built (default {sets.STATE_DIR}/SET)")
