@@ -13,7 +13,9 @@ holds each query to the federation's promises:
   stopped) for the whole query, it is no impostor, every hit comes from a leaf reported successful,
   and the coverage count is the number of leaves reported successful;
 * **no collateral** — every leaf untouched by a fault, under routers untouched by one, is
-  reported ``successful`` (outside a broker fault, and once a node's own fault has recovered);
+  reported ``successful`` (outside a broker fault, and once a node's own fault has recovered); a
+  question asked again after its gateway went silent had only what was left of its deadline, so a
+  node that timed out in it timed out because of the fault;
 * **recovery** — after a fault ends, full coverage returns within the scenario's bound
   (:meth:`Invariants.recovery`).
 """
@@ -189,7 +191,10 @@ class Invariants:
             if not reach[leaf] or any(within(leaf, node) for node in touched) or _status(answer, leaf) == "successful":
                 continue
             # name the highest node that failed (a router that timed out hides its leaves)
-            failing.add(next((p for p in ancestors(leaf) if _status(answer, p) not in (None, *SUCCESS)), leaf))
+            top = next((p for p in ancestors(leaf) if _status(answer, p) not in (None, *SUCCESS)), leaf)
+            if query.restarted and _status(answer, top) == "timed_out":
+                continue  # the question's second try had only the rest of its deadline
+            failing.add(top)
         for node in sorted(failing):
             violated("collateral", f"{node} reported {_status(answer, node)}, though no fault touched it")
         return found

@@ -90,6 +90,17 @@ def test_a_node_no_fault_touched_must_answer(invariants):
     assert invariants.check(query, [Fault("broker", frozenset(invariants.paths), 5.0, 20.0)]) == []
 
 
+def test_a_question_asked_again_may_time_out_on_the_rest_of_its_deadline_but_not_fail(invariants):
+    gateway = Fault("blip", frozenset({""}), 10.05, 10.05)  # its gateway killed while it was in flight
+    query = honest(invariants, "U1", statuses={"hospital_a": "timed_out", "hospital_b": "timed_out"})
+    assert kinds(invariants, query, [gateway]) == ["collateral", "collateral"]
+    query.restarted = 1
+    assert invariants.check(query, [gateway]) == []
+    query = honest(invariants, "U1", statuses={"hospital_a": "failed"})
+    query.restarted = 1
+    assert kinds(invariants, query, [gateway]) == ["collateral"]
+
+
 def test_one_replica_killed_excuses_only_the_queries_in_flight(invariants):
     query = honest(invariants, "U1", statuses={"hospital_a.surgery": "timed_out"})
     in_flight = Fault("blip", frozenset({"hospital_a.surgery"}), 10.05, 10.05)
