@@ -17,6 +17,11 @@ pass it asks for, so an organization that sees the first pass cannot search with
 Every node checks that the proof is signed by the token's key, covers this very question, is recent,
 and has not been seen before by that node (:class:`ReplayCache`). A captured token with its proof is
 therefore good for nothing but the question it came with, once per node.
+
+The nodes of one process (an organization's router and leaves) see the same proof: its signature is
+checked by the first of them, and the process remembers the proofs whose signatures held
+(:class:`Signatures`), so the others only read its claims — every other check, the replay check
+above all, is still each node's own.
 """
 
 from __future__ import annotations
@@ -113,8 +118,60 @@ class ReplayCache:
             return True
 
 
+class Signatures:
+    """The proofs whose signatures this process has verified, each with its key's thumbprint and its claims.
+
+    A proof is kept by its whole compact text, so only the very bytes verified are ever taken as
+    verified; bounded (the oldest forgotten first), and safe to share between threads.
+    """
+
+    def __init__(self, size: int = 4_096) -> None:
+        self.size = size
+        self._verified: OrderedDict[str, tuple[str, dict]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, proof: str) -> tuple[str, dict] | None:
+        with self._lock:
+            return self._verified.get(proof)
+
+    def put(self, proof: str, thumbprint: str, claims: dict) -> None:
+        with self._lock:
+            self._verified[proof] = (thumbprint, claims)
+            while len(self._verified) > self.size:
+                self._verified.popitem(last=False)
+
+
+#: This process's verified proof signatures (shared by its nodes).
+SIGNATURES = Signatures()
+
+
+def _signed_claims(proof: str) -> tuple[str, dict]:
+    """The thumbprint of the key that signed ``proof`` and its claims, once the signature is checked.
+
+    Raises:
+        DeniedError: malformed, not an Ed25519 fedrag proof, no usable key, or a signature that does not verify.
+    """
+    header = segment(proof, 0)
+    if header.get("typ") != PROOF_TYPE or header.get("alg") != "Ed25519" or not isinstance(header.get("jwk"), dict):
+        raise DeniedError("the proof is not a fedrag proof signed with Ed25519")
+    try:
+        key = OKPKey.import_key(header["jwk"])
+    except (ValueError, KeyError, JoseError):
+        raise DeniedError("the proof carries no usable public key") from None
+    if key.is_private:
+        raise DeniedError("proof key does not match the token")
+    try:
+        claims = json.loads(jws.deserialize_compact(proof, key, algorithms=["Ed25519"]).payload)
+    except (JoseError, ValueError):
+        raise DeniedError("the proof's signature does not verify") from None
+    if not isinstance(claims, dict):
+        raise DeniedError("proof does not match the question")
+    return key.thumbprint(), claims
+
+
 def verify_proof(proof: str | None, identity: Identity, question: str, replay: ReplayCache,
-                 window_s: float = WINDOW_S, now: float | None = None, use: str = "search") -> None:
+                 window_s: float = WINDOW_S, now: float | None = None, use: str = "search",
+                 signatures: Signatures | None = SIGNATURES) -> None:
     """Checks that ``proof`` binds ``identity``'s token to ``question``, for ``use``, once.
 
     Raises:
@@ -123,20 +180,15 @@ def verify_proof(proof: str | None, identity: Identity, question: str, replay: R
     """
     if not proof:
         raise DeniedError(f"missing proof: every question needs a {h.PROOFS[use]} header signed with the token's key")
-    header = segment(proof, 0)
-    if header.get("typ") != PROOF_TYPE or header.get("alg") != "Ed25519" or not isinstance(header.get("jwk"), dict):
-        raise DeniedError("the proof is not a fedrag proof signed with Ed25519")
-    try:
-        key = OKPKey.import_key(header["jwk"])
-    except (ValueError, KeyError, JoseError):
-        raise DeniedError("the proof carries no usable public key") from None
-    if key.is_private or key.thumbprint() != identity.jkt:
+    known = signatures.get(proof) if signatures is not None else None
+    if known is None:
+        known = _signed_claims(proof)
+        if signatures is not None:
+            signatures.put(proof, *known)
+    thumbprint, claims = known
+    if thumbprint != identity.jkt:
         raise DeniedError("proof key does not match the token")
-    try:
-        claims = json.loads(jws.deserialize_compact(proof, key, algorithms=["Ed25519"]).payload)
-    except (JoseError, ValueError):
-        raise DeniedError("the proof's signature does not verify") from None
-    if not isinstance(claims, dict) or claims.get("qd") != question_digest(question):
+    if claims.get("qd") != question_digest(question):
         raise DeniedError("proof does not match the question")
     if claims.get("use", "search") != use:
         raise DeniedError(f"the proof is good for {str(claims.get('use'))[:20]!r}, not for {use!r}")

@@ -91,10 +91,14 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
                                    for said in quotable(text, hit.patient)]
     if not pool:
         return []
-    vectors = np.asarray(embed([text for _, text in pool]), dtype=np.float32)
+    # each distinct sentence embedded once: the same words quoted by two passages score the same (ties then go
+    # to the better-ranked passage), whatever padding the batch they were embedded in had
+    distinct = list(dict.fromkeys(text for _, text in pool))
+    row = {text: i for i, text in enumerate(distinct)}
     kind = kinds.kind_of(question)
-    scores = vectors @ np.asarray(question_vector, dtype=np.float32) + np.array(
-        [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for _, text in pool], dtype=np.float32)
+    similar = np.asarray(embed(distinct), dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32) + np.array(
+        [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for text in distinct], dtype=np.float32)
+    scores = similar[[row[text] for _, text in pool]]
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}

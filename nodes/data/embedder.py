@@ -17,6 +17,7 @@ import gc
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 MAX_TOKENS = 256
+#: How many questions' vectors an embedder keeps (:meth:`Embedder.embed_one`): a question asked again
+#: is not embedded again.
+REMEMBERED = 1_024
 
 
 def model_path() -> Path:
@@ -74,6 +78,8 @@ class Embedder:
         self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
         self._model = AutoModel.from_pretrained(str(self.path), local_files_only=True).eval()
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+        self._remembered: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._remembered_lock = threading.Lock()
 
     def embed(self, texts: list[str], progress=None) -> np.ndarray:
         """Embeds ``texts``; returns an ``(n, DIM)`` float32 array of unit vectors.
@@ -102,8 +108,23 @@ class Embedder:
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
-        """Embeds one text; returns a ``(DIM,)`` unit vector."""
-        return self.embed([text])[0]
+        """Embeds one text; returns a ``(DIM,)`` unit vector (read-only).
+
+        The last :data:`REMEMBERED` texts' vectors are kept: embedded alone, a text has no padding, so its
+        vector is the same every time and a text seen again is looked up, not embedded.
+        """
+        with self._remembered_lock:
+            vector = self._remembered.get(text)
+            if vector is not None:
+                self._remembered.move_to_end(text)
+                return vector
+        vector = self.embed([text])[0]
+        vector.flags.writeable = False
+        with self._remembered_lock:
+            self._remembered[text] = vector
+            while len(self._remembered) > REMEMBERED:
+                self._remembered.popitem(last=False)
+        return vector
 
 
 _shared: Embedder | None = None

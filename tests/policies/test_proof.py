@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 
 import pytest
 
 from bus.errors import DeniedError
-from policies.proof import ClientKey, ReplayCache, verify_proof
+from policies.proof import ClientKey, ReplayCache, Signatures, verify_proof
 from tests.helpers.tokens import token_for
 
 
@@ -50,3 +52,42 @@ def test_the_replay_cache_forgets_after_the_window_and_stays_bounded():
     for i in range(1000):
         cache.first_time(f"id{i}", now=200)
     assert len(cache._seen) <= 100
+
+
+async def test_a_signature_checked_once_per_process_still_binds_key_question_and_node(state, verifier, client_key):
+    who = await identity(state, verifier, client_key)
+    question = "Which patients had a stroke?"
+    signatures = Signatures()
+    proof = client_key.prove(question)
+    verify_proof(proof, who, question, ReplayCache(), signatures=signatures)
+    assert signatures.get(proof) is not None
+    verify_proof(proof, who, question, ReplayCache(), signatures=signatures)  # a second node of the process
+    node = ReplayCache()
+    verify_proof(proof, who, question, node, signatures=signatures)
+    with pytest.raises(DeniedError, match="proof replayed"):
+        verify_proof(proof, who, question, node, signatures=signatures)
+    with pytest.raises(DeniedError, match="proof does not match the question"):
+        verify_proof(proof, who, "Which patients had a fall?", ReplayCache(), signatures=signatures)
+    other = await identity(state, verifier, ClientKey.generate())
+    with pytest.raises(DeniedError, match="proof key does not match the token"):
+        verify_proof(proof, other, question, ReplayCache(), signatures=signatures)
+
+
+async def test_only_the_very_bytes_verified_are_remembered(state, verifier, client_key):
+    who = await identity(state, verifier, client_key)
+    question = "Which patients had a stroke?"
+    signatures = Signatures()
+    proof = client_key.prove(question)
+    verify_proof(proof, who, question, ReplayCache(), signatures=signatures)
+    head, payload, signature = proof.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["jti"] = "another"  # a replay dressed up as a new proof, with the old signature
+    forged = ".".join([head, base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode(), signature])
+    with pytest.raises(DeniedError, match="signature does not verify"):
+        verify_proof(forged, who, question, ReplayCache(), signatures=signatures)
+    assert signatures.get(forged) is None
+    small = Signatures(size=3)
+    for _ in range(10):
+        one = client_key.prove(question)
+        verify_proof(one, who, question, ReplayCache(), signatures=small)
+    assert len(small._verified) == 3 and small.get(one) is not None
