@@ -188,9 +188,11 @@ class Hit(_Model):
 
     ``score`` ranks the hit in its list: the cosine similarity with the question in a dense list,
     computed exactly from the stored float32 vectors (:func:`nodes.data.index.exact_scores`); BM25 with
-    the federation's statistics in a lexical list; the fused rank score in a hybrid answer — the same on
+    the federation's statistics in a lexical list; the fused score in a hybrid answer — the same on
     every path, so hits are totally ordered by :meth:`order_key`. ``similarity`` is always the cosine
-    similarity (what the evidence floor reads), whatever the list. ``digest`` identifies the
+    similarity (what the evidence floor reads), whatever the list; ``bm25`` the passage's BM25 with the
+    federation's statistics (0 without any of the question's words) in every list of a lexical or hybrid
+    question, so the gateway can fuse both on scores (:func:`nodes.merge.fuse`). ``digest`` identifies the
     passage's normalized text and patient: hits with the same digest are copies of one piece of
     evidence, and the first in the order lists the others in ``duplicates``.
     """
@@ -207,6 +209,7 @@ class Hit(_Model):
     vector: bytes | None = Field(None, max_length=MAX_DIM * 4)
     withheld: bool = False
     similarity: float | None = None
+    bm25: float | None = None
 
     @property
     def relevance(self) -> float:

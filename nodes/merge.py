@@ -94,32 +94,33 @@ def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *,
                         names={name: sorted(set(where)) for name, where in sorted(names.items())}, summaries=summaries)
 
 
-#: Reciprocal rank fusion: a hit at rank r of a list adds weight / (RRF_K + r) to its fused score.
-RRF_K = 60
-#: The lists' weights: the embedding's ranking counts twice BM25's (measured on MedQuAD, where BM25 alone
-#: ranks well below the embedding: ``fedrag eval medquad``).
-WEIGHTS = {"dense": 2.0, "lexical": 1.0}
+#: How much the embedding's similarity weighs in a hybrid score; BM25 (as a share of the best BM25 among the
+#: candidates) weighs the rest. Chosen on one half of a MedQuAD sample and checked on the other
+#: (``fedrag eval medquad``), where BM25 alone ranks well below the embedding.
+DENSE_WEIGHT = 0.9
 
 
 def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None) -> list[Hit]:
-    """The top ``k`` of two ranked lists by weighted reciprocal rank fusion, once, at the gateway (and the same
-    way in the centralized baseline): each hit's score becomes its fused score, in the one total order. A
-    passage whose opening gives the kind of answer the question asks for (:mod:`summarizer.kinds`) gains
-    :data:`summarizer.kinds.PASSAGE_BONUS`.
+    """The top ``k`` of the two ranked lists' passages by a weighted sum of both their scores, once, at the
+    gateway (and the same way in the centralized baseline).
 
-    Both lists are already exact (merged up the tree in their own orders), so the fused list is exactly what
-    one index over every passage gives; a hit in both keeps the dense list's copy, which holds its cosine
-    similarity.
+    Every candidate — a passage in either list — carries both its cosine similarity and its BM25 (a leaf
+    scores each of its hits both ways), so each is scored on both, not only on the list it made:
+    :data:`DENSE_WEIGHT` × similarity + (1 − :data:`DENSE_WEIGHT`) × BM25 / the best candidate's BM25, plus
+    :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening gives the kind of answer the question
+    asks for (:mod:`summarizer.kinds`). Each hit's score becomes that, in the one total order.
+
+    Both lists are already exact (merged up the tree in their own orders), so the candidates, their scores
+    and the best BM25 are what one index over every passage gives, and so is the fused list.
     """
-    fused: dict[tuple[str, str], float] = {}
-    first: dict[tuple[str, str], Hit] = {}
-    for weight, ranked in ((WEIGHTS["dense"], dense), (WEIGHTS["lexical"], lexical)):
-        for rank, hit in enumerate(ranked, 1):
-            key = (hit.path, hit.id)
-            fused[key] = fused.get(key, 0.0) + weight / (RRF_K + rank)
-            first.setdefault(key, hit)
-    for key, hit in first.items():
+    candidates: dict[tuple[str, str], Hit] = {}
+    for hit in [*dense, *lexical]:
+        candidates.setdefault((hit.path, hit.id), hit)
+    best = max((hit.bm25 or 0.0 for hit in candidates.values()), default=0.0)
+    fused = []
+    for hit in candidates.values():
+        score = DENSE_WEIGHT * hit.relevance + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
-            fused[key] += kinds.PASSAGE_BONUS
-    hits = [first[key].model_copy(update={"score": score}) for key, score in fused.items()]
-    return sorted(hits, key=Hit.order_key)[:k]
+            score += kinds.PASSAGE_BONUS
+        fused.append(hit.model_copy(update={"score": score}))
+    return sorted(fused, key=Hit.order_key)[:k]

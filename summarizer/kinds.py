@@ -45,9 +45,10 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.
 SENTENCE_BONUS = 0.1
-#: How much a passage whose opening gives the asked kind gains in the gateway's fusion (a rank-fusion score:
-#: about what moving from rank 1 to the top of the other list is worth).
-PASSAGE_BONUS = 0.02
+#: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a
+#: cosine similarity: more than the spread between the passages of one topic, so among the answers about
+#: the question's topic the one of the asked kind leads).
+PASSAGE_BONUS = 0.12
 #: How much of a passage's opening counts: answers lead with what they answer.
 OPENING_CHARS = 300
 

@@ -95,44 +95,48 @@ class PassageRetriever:
         known = self.store.known_patients(names)
         filtered = bool(known or query.filters.patients)
         patients = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
-        dense = self._dense(query, vector, visible, patients) if query.mode != "lexical" else []
-        lexical = self._lexical(query, vector, visible, patients) if query.mode != "dense" else []
+        bm25 = self._bm25(query, patients) if query.mode != "dense" else None
+        dense = self._dense(query, vector, visible, patients, bm25) if query.mode != "lexical" else []
+        lexical = self._lexical(query, vector, visible, bm25) if bm25 else []
         return Retrieved(dense, known, filtered, lexical)
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
         return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
-    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None) -> list[Hit]:
+    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None,
+               bm25: dict[int, float] | None) -> list[Hit]:
         if patients is not None:
             def fetch(n: int) -> Candidates:
-                return Candidates(self._hits(sorted(patients), query, vector, visible), bound=float("-inf"),
+                return Candidates(self._hits(sorted(patients), query, vector, visible, bm25=bm25), bound=float("-inf"),
                                   exhausted=True)
         else:
             def fetch(n: int) -> Candidates:
                 labels, approx = self.store.index.search(vector, n)
                 bound = float(approx.min()) + TOLERANCE if len(approx) else float("-inf")
-                return Candidates(self._hits(labels, query, vector, visible), bound=bound,
+                return Candidates(self._hits(labels, query, vector, visible, bm25=bm25), bound=bound,
                                   exhausted=len(labels) >= len(self.store))
 
         return search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
 
-    def _lexical(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None) -> list[Hit]:
-        """The top k by BM25 with the federation's statistics: every passage holding a term is scored, then
-        passages are read in growing batches of the best until collapsing and visibility leave k certain."""
+    def _bm25(self, query: Query, patients: set[int] | None) -> dict[int, float]:
+        """BM25 with the federation's statistics of every passage holding one of the question's terms (of the
+        named patients, if any), by label; empty without terms or statistics."""
         stats = query.stats
         if not query.terms or stats is None or not stats.docs:
-            return []
+            return {}
         df = {term: stats.df.get(term, 0) for term in dict.fromkeys(query.terms)}
-        scored = sorted(((lexical.bm25(tf, length, df, stats.docs, stats.length), label)
-                         for label, (tf, length) in self.store.term_frequencies(query.terms).items()
-                         if patients is None or label in patients), key=lambda pair: (-pair[0], pair[1]))
-        if not scored:
-            return []
-        score_of = {label: score for score, label in scored}
+        return {label: lexical.bm25(tf, length, df, stats.docs, stats.length)
+                for label, (tf, length) in self.store.term_frequencies(query.terms).items()
+                if patients is None or label in patients}
+
+    def _lexical(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float]) -> list[Hit]:
+        """The top k by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in
+        growing batches of the best until collapsing and visibility leave k certain."""
+        scored = sorted(((score, label) for label, score in bm25.items()), key=lambda pair: (-pair[0], pair[1]))
 
         def fetch(n: int) -> Candidates:
-            hits = self._hits([label for _, label in scored[:n]], query, vector, visible, score_of)
+            hits = self._hits([label for _, label in scored[:n]], query, vector, visible, bm25, ranked_by_bm25=True)
             bound = scored[n][0] if n < len(scored) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=n >= len(scored))
 
@@ -140,18 +144,20 @@ class PassageRetriever:
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
         return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse, ties=False)
 
-    def _hits(self, labels, query: Query, vector: np.ndarray, visible: Visible,
-              score_of: dict[int, float] | None = None) -> list[Hit]:
-        """The visible passages under ``labels`` as hits: scored by ``score_of`` (else by cosine similarity),
-        with their cosine similarity and, if the query asks, their vectors."""
+    def _hits(self, labels, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None = None,
+              ranked_by_bm25: bool = False) -> list[Hit]:
+        """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine
+        similarity, with both (BM25 when ``bm25`` is given: 0 for a passage without the question's words) and,
+        if the query asks, their vectors."""
         hits = []
         for label, passage, similarity, stored in self.store.scored(labels, vector):
             metadata = {**passage.metadata, "record_id": passage.record_id}
             if visible(metadata):
-                score = similarity if score_of is None else score_of[label]
-                hits.append(Hit(id=passage.id, org=org_of(self.path), path=self.path, score=score, text=passage.text,
+                words = None if bm25 is None else bm25.get(label, 0.0)
+                hits.append(Hit(id=passage.id, org=org_of(self.path), path=self.path,
+                                score=words if ranked_by_bm25 else similarity, text=passage.text,
                                 patient=passage.patient, metadata=metadata, digest=digest(passage.body, passage.patient),
-                                similarity=similarity,
+                                similarity=similarity, bm25=words,
                                 vector=np.asarray(stored, dtype="<f4").tobytes() if query.vectors else None))
         return hits
 

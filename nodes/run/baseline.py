@@ -127,8 +127,9 @@ class CentralIndex:
         return cls(paths, passages, np.concatenate(matrices) if matrices else np.empty((0, 0), np.float32))
 
     def search(self, vector: np.ndarray, k: int, patients: list[str] | None = None, *,
-               collapse: bool = True) -> list[Hit]:
-        """The central top ``k`` for ``vector``, restricted to ``patients`` when given."""
+               collapse: bool = True, bm25: dict[int, float] | None = None) -> list[Hit]:
+        """The central top ``k`` for ``vector``, restricted to ``patients`` when given (each hit with its BM25
+        from ``bm25``, by row, when given, as a leaf's hits of a hybrid question)."""
         vector = np.asarray(vector, dtype=np.float32)
         rows = np.arange(len(self.passages))
         if patients:
@@ -142,23 +143,31 @@ class CentralIndex:
         def fetch(n: int) -> Candidates:
             chosen = order[:n]
             scores = exact_scores(self.matrix[chosen], vector)
-            hits = [self._hit(int(i), float(s)) for i, s in zip(chosen, scores)]
+            hits = [self._hit(int(i), float(s), float(s), None if bm25 is None else bm25.get(int(i), 0.0))
+                    for i, s in zip(chosen, scores)]
             bound = float(approx[len(chosen) - 1]) + 1e-9 if len(chosen) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=len(chosen) >= len(order))
 
         return search_complete(fetch, k, k, limit=max(len(order), 1), collapse=collapse, ties=False)
 
-    def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True) -> list[Hit]:
-        """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them)."""
+    def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True,
+                vector: np.ndarray | None = None) -> list[Hit]:
+        """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them),
+        each hit with its cosine similarity to ``vector`` when given."""
+        bm25 = self.bm25(terms, patients)
+        rows = sorted(bm25)
+        similarity = exact_scores(self.matrix[rows], vector) if vector is not None and rows else [None] * len(rows)
+        hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row]) for row, s in zip(rows, similarity)]
+        return select(hits, k, collapse=collapse)
+
+    def bm25(self, terms: list[str], patients: list[str] | None = None) -> dict[int, float]:
+        """BM25 over every passage holding one of ``terms`` (of ``patients``, when given), by row."""
         counts = self._counts()
         df = {term: sum(1 for tf, _ in counts if term in tf) for term in dict.fromkeys(terms)}
         total = sum(length for _, length in counts)
         wanted = {patient_key(name) for name in patients} if patients else None
-        scored = [(lexical.bm25(tf, length, df, len(counts), total), row) for row, (tf, length) in enumerate(counts)
-                  if any(term in tf for term in df)
-                  and (wanted is None or patient_key(self.passages[row].patient) in wanted)]
-        hits = [self._hit(row, score) for score, row in scored]
-        return select(hits, k, collapse=collapse)
+        return {row: lexical.bm25(tf, length, df, len(counts), total) for row, (tf, length) in enumerate(counts)
+                if any(term in tf for term in df) and (wanted is None or patient_key(self.passages[row].patient) in wanted)}
 
     def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,
                collapse: bool = True, question: str = "") -> list[Hit]:
@@ -167,19 +176,19 @@ class CentralIndex:
             return self.search(vector, k, patients, collapse=collapse)
         if mode == "lexical":
             return self.lexical(terms, k, patients, collapse=collapse)
-        return fuse(self.search(vector, k, patients, collapse=collapse),
-                    self.lexical(terms, k, patients, collapse=collapse), k, kind_of(question))
+        return fuse(self.search(vector, k, patients, collapse=collapse, bm25=self.bm25(terms, patients)),
+                    self.lexical(terms, k, patients, collapse=collapse, vector=vector), k, kind_of(question))
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:
         if self._term_counts is None:
             self._term_counts = [tuple(lexical.counts(p.text)) for p in self.passages]
         return self._term_counts
 
-    def _hit(self, row: int, score: float) -> Hit:
+    def _hit(self, row: int, score: float, similarity: float | None = None, bm25: float | None = None) -> Hit:
         passage, path = self.passages[row], self.paths[row]
         return Hit(id=passage.id, org=org_of(path), path=path, score=score, text=passage.text, patient=passage.patient,
                    metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.body, passage.patient))
+                   digest=digest(passage.body, passage.patient), similarity=similarity, bm25=bm25)
 
 
 def intersection(hits: list[Hit], central: list[Hit]) -> float:

@@ -28,7 +28,8 @@ from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.data.topk import digest, select
-from nodes.merge import merge, pooled
+from nodes.merge import DENSE_WEIGHT, fuse, merge, pooled
+from summarizer import kinds
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex, intersection
 from nodes.run.federation import Federation
@@ -299,3 +300,28 @@ def test_both_rankings_together_hold_at_most_the_callers_passages():
     assert distinct(kept, more) == 8
     kept, more = capped(dense, lexical, 4)
     assert [h.id for h in kept] == ["r0", "r1", "r2", "r3"] and [h.id for h in more] == ["r0"]
+
+
+def scored(n: int, similarity: float, bm25: float, text: str = "A passage.") -> Hit:
+    return Hit(id=f"p{n}", org="a", path="a.unit", score=similarity, text=text, similarity=similarity, bm25=bm25)
+
+
+def test_fusion_scores_every_candidate_on_both_its_similarity_and_its_words():
+    dense = [scored(1, 0.80, 0.0), scored(2, 0.78, 6.0)]
+    lexical = [scored(3, 0.70, 8.0), scored(2, 0.78, 6.0)]  # p2 in both lists: one candidate
+    fused = fuse(dense, lexical, k=10)
+    assert [h.id for h in fused] == ["p2", "p3", "p1"]  # p3, lexical only, keeps its similarity
+    want = {"p1": DENSE_WEIGHT * 0.80, "p2": DENSE_WEIGHT * 0.78 + (1 - DENSE_WEIGHT) * 6.0 / 8.0,
+            "p3": DENSE_WEIGHT * 0.70 + (1 - DENSE_WEIGHT) * 1.0}
+    assert {h.id: h.score for h in fused} == pytest.approx(want, abs=1e-12)
+    assert [h.id for h in fuse(dense, lexical, k=2)] == ["p2", "p3"]
+    # no passage holds the question's words: the embedding's order, scaled
+    assert [h.id for h in fuse([scored(1, 0.5, 0.0), scored(2, 0.6, 0.0)], [], k=10)] == ["p2", "p1"]
+
+
+def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
+    treatment = scored(1, 0.70, 0.0, "Treatment includes warfarin and rate control.")
+    cause = scored(2, 0.74, 0.0, "The condition is caused by scarring of the atria.")
+    fused = fuse([cause, treatment], [], k=2, kind=kinds.kind_of("How is atrial fibrillation treated?"))
+    assert [h.id for h in fused] == ["p1", "p2"]
+    assert [h.id for h in fuse([cause, treatment], [], k=2)] == ["p2", "p1"]
