@@ -73,7 +73,8 @@ class Gateway(NodeService):
         self._embedder_factory = embedder_factory
         self.embedder = None
         #: Writes the answers (with the LLM that writes those asked with ``summarize="llm"``, if any).
-        self.answerer = Answerer(lambda texts: self.embedder.embed(texts), llm=llm, min_score=answer_min_score)
+        # a sentence quoted by an earlier answer is looked up, not embedded again
+        self.answerer = Answerer(lambda texts: self.embedder.embed_remembered(texts), llm=llm, min_score=answer_min_score)
         self._long_lane = asyncio.Semaphore(1)
 
     def describe(self) -> dict[str, str]:

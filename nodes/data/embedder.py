@@ -29,9 +29,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 MAX_TOKENS = 256
-#: How many questions' vectors an embedder keeps (:meth:`Embedder.embed_one`): a question asked again
-#: is not embedded again.
-REMEMBERED = 1_024
+#: How many texts' vectors an embedder keeps (:meth:`Embedder.embed_one`, :meth:`Embedder.embed_remembered`:
+#: about 1.5 KiB each): a question asked again, or a sentence quoted again, is not embedded again.
+REMEMBERED = 20_000
 
 
 def model_path() -> Path:
@@ -110,21 +110,34 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         """Embeds one text; returns a ``(DIM,)`` unit vector (read-only).
 
-        The last :data:`REMEMBERED` texts' vectors are kept: embedded alone, a text has no padding, so its
-        vector is the same every time and a text seen again is looked up, not embedded.
+        Embedded alone, a text has no padding, so its vector is the same every time; a text seen
+        again is looked up, not embedded (:meth:`embed_remembered`).
         """
+        return self.embed_remembered([text])[0]
+
+    def embed_remembered(self, texts: list[str]) -> np.ndarray:
+        """Like :meth:`embed`, but each of the last :data:`REMEMBERED` texts embedded this way is looked up
+        rather than embedded again (the questions asked, the sentences an answer weighs). A text keeps the
+        vector it was first given, so the same words always score the same."""
+        vectors: dict[str, np.ndarray] = {}
         with self._remembered_lock:
-            vector = self._remembered.get(text)
-            if vector is not None:
-                self._remembered.move_to_end(text)
-                return vector
-        vector = self.embed([text])[0]
-        vector.flags.writeable = False
-        with self._remembered_lock:
-            self._remembered[text] = vector
-            while len(self._remembered) > REMEMBERED:
-                self._remembered.popitem(last=False)
-        return vector
+            for text in texts:
+                if text in self._remembered:
+                    self._remembered.move_to_end(text)
+                    vectors[text] = self._remembered[text]
+        missing = list(dict.fromkeys(text for text in texts if text not in vectors))
+        if missing:
+            for text, vector in zip(missing, self.embed(missing)):
+                vector.flags.writeable = False
+                vectors[text] = vector
+            with self._remembered_lock:
+                for text in missing:
+                    self._remembered[text] = vectors[text]
+                while len(self._remembered) > REMEMBERED:
+                    self._remembered.popitem(last=False)
+        out = np.stack([vectors[text] for text in texts]) if texts else np.zeros((0, DIM), dtype=np.float32)
+        out.flags.writeable = False
+        return out
 
 
 _shared: Embedder | None = None
