@@ -42,8 +42,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
-from sklearn.cluster import KMeans
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from threadpoolctl import ThreadpoolController
 
 from bus.messages import Cluster, ErrorInfo, Hit, PassageRef, Summary, SummarySentence
@@ -78,7 +76,7 @@ _THREADS = ThreadpoolController()
 _WORD = re.compile(r"\b(?=\w*[^\W\d_])\w\w+\b")
 _NAME_WORD = re.compile(r"[^\W\d_]+")
 # English stop words, and titles and dose units (in every note, about nothing)
-_STOP_WORDS = ENGLISH_STOP_WORDS | {"mr", "mrs", "ms", "dr", "mg", "mcg", "ml", "kg", "meq", "mmol"}
+_MORE_STOP_WORDS = {"mr", "mrs", "ms", "dr", "mg", "mcg", "ml", "kg", "meq", "mmol"}
 
 
 @dataclass(frozen=True)
@@ -208,6 +206,8 @@ def _kmeans(vectors: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(len(vectors), dtype=int), vectors.mean(axis=0, keepdims=True)
     if k == len(vectors):  # one passage per cluster: nothing to search for
         return np.arange(len(vectors)), vectors
+    from sklearn.cluster import KMeans  # here, not at import: scikit-learn takes a second to load, and every command would wait
+
     with _THREADS.limit(limits=1, user_api="openmp"):
         model = KMeans(n_clusters=k, n_init=N_INIT, random_state=RANDOM_STATE).fit(vectors)
     return model.labels_, model.cluster_centers_
@@ -225,8 +225,11 @@ class _Words:
     """
 
     def __init__(self, hits: list[Hit]) -> None:
-        left_out = _STOP_WORDS | {word.lower() for hit in hits if hit.patient for word in _NAME_WORD.findall(hit.patient)}
-        self._vectorizer: TfidfVectorizer | None = TfidfVectorizer(
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer  # as in _kmeans
+
+        left_out = ENGLISH_STOP_WORDS | _MORE_STOP_WORDS | {
+            word.lower() for hit in hits if hit.patient for word in _NAME_WORD.findall(hit.patient)}
+        self._vectorizer = TfidfVectorizer(
             analyzer=lambda text: [word for word in _WORD.findall(text.lower()) if word not in left_out], sublinear_tf=True)
         try:
             self.passages = self._vectorizer.fit_transform([hit.text for hit in hits]).toarray()
