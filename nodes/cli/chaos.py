@@ -15,7 +15,7 @@ from bus.errors import SpecError
 from nodes.cli._common import DEFAULT_SPEC, say
 from nodes.demo.federation import STATE_DIR, prepare
 from nodes.run.assemble import sign_in
-from nodes.run.federation import Unit, launched, one_per_org
+from nodes.run.federation import default_gateways, gateway_units, launched, one_per_org
 from nodes.run.questions import question_set
 from nodes.run.spec import FederationSpec
 
@@ -42,7 +42,7 @@ def add_commands(sub, spec_default: str | None = DEFAULT_SPEC) -> None:
                        "of --clients; prints answers per second, p50/p99 latency, answers past their deadline, "
                        "incomplete answers and lost replies (no answer at all), and with --soak the memory of every "
                        "process of the federation before and after. Exits 4 if any reply was lost. With no --nats it "
-                       "starts the demo federation (a process per organization and a gateway process).")
+                       "starts the demo federation (a process per organization and --gateways gateway processes).")
     _target_options(p, spec_default, "a running federation's broker (default: start the demo)")
     p.add_argument("--clients", default="1,4,16", help="concurrencies to measure, e.g. 1,4,16 (default)")
     p.add_argument("--seconds", type=float, default=10.0, help="seconds per concurrency (default 10)")
@@ -57,7 +57,7 @@ def add_commands(sub, spec_default: str | None = DEFAULT_SPEC) -> None:
                        "and bulk asks as one user (--as) while another user (--honest) asks every 200 ms; prints how the "
                        "honest answers fared (by the deadline, full coverage, p50/p99) and the flood's replies by kind. "
                        "Exits 4 if an honest question went unanswered by its deadline. With no --nats it starts the demo "
-                       "federation (a process per organization and a gateway process).")
+                       "federation (a process per organization and --gateways gateway processes).")
     _target_options(p, spec_default, "a running federation's broker (default: start the demo)")
     p.add_argument("--count", type=int, default=20_000, help="flood messages (default 20000)")
     p.add_argument("--as", dest="as_user", default="B.nurse", help="the flooding user (default B.nurse)")
@@ -75,6 +75,8 @@ def _target_options(p: argparse.ArgumentParser, spec_default: str | None, nats_h
     p.add_argument("--questions", help="the questions to ask (default: corpus/questions.json beside the spec)")
     p.add_argument("--user", action="append", default=[], help="ask as this user (repeatable; default: every user)")
     p.add_argument("--deadline-ms", type=int, help="each question's deadline (default: the spec's)")
+    p.add_argument("--gateways", type=int, default=default_gateways(), metavar="N", help="without --nats: gateway "
+                   f"processes sharing fed.ask (default {default_gateways()} on this machine: one per two cores)")
 
 
 def _spec(args, load: bool = False) -> FederationSpec:
@@ -177,11 +179,14 @@ async def cmd_flood(args) -> int:
 
 async def _federation(args, spec: FederationSpec, stack: contextlib.AsyncExitStack) -> str:
     """The broker URL of the federation to act on: ``--nats``, or the demo started here (a process per
-    organization and a gateway process), stopped when ``stack`` closes."""
+    organization and ``--gateways`` gateway processes), stopped when ``stack`` closes."""
     if args.nats:
         return args.nats
-    say(f"starting the demo federation: {len(spec.orgs)} organization processes and a gateway process…")
-    running = await stack.enter_async_context(launched(spec, units=[*one_per_org(spec), Unit("gateway")], verbose=False))
+    if args.gateways < 1:
+        raise SpecError(f"--gateways {args.gateways}: a federation needs at least one gateway")
+    say(f"starting the demo federation: {len(spec.orgs)} organization processes and {args.gateways} gateway process(es)…")
+    running = await stack.enter_async_context(launched(spec, units=[*one_per_org(spec), *gateway_units(args.gateways)],
+                                                       verbose=False))
     return running.client_url
 
 

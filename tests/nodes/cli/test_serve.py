@@ -27,6 +27,20 @@ def test_demo_answers_from_all_three_hospitals_reusing_saved_indexes(demo_dir):
     assert done.stderr.count("reused saved index") == 10 and "(built)" not in done.stderr
 
 
+def test_demo_with_two_gateway_processes_answers_through_them(demo_dir):
+    done = run("demo", "--state-dir", str(demo_dir), "--gateways", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("gateway serving fed.ask") == 2, "two gateway processes share fed.ask"
+    assert "[1]" in done.stdout and "coverage 10/10" in done.stdout
+
+
+@pytest.mark.parametrize("options, reason", [(["--gateways", "0"], "needs at least one gateway"),
+                                             (["--in-process", "--gateways", "2"], "cannot go with --in-process")])
+def test_demo_refuses_gateways_it_cannot_run_in_one_clear_line(demo_dir, options, reason):
+    done = run("demo", "--state-dir", str(demo_dir), *options, timeout=60)
+    assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 def test_demo_names_an_unusable_state_folder(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
