@@ -197,7 +197,14 @@ def detect_names(question: str, use_spacy: bool = True) -> list[str]:
 
 
 def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None]:
-    """The names ``question`` surely mentions, and its noun phrases (``None`` without spaCy)."""
+    """The names ``question`` surely mentions, and its noun phrases (``None`` without spaCy): a question asked
+    again is not parsed again (:func:`_parsed`), and each caller gets lists of its own."""
+    found, chunks = _parsed(question, use_spacy)
+    return list(found), None if chunks is None else list(chunks)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _parsed(question: str, use_spacy: bool) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
     found: list[str] = []
     nlp = _spacy_model() if use_spacy else None
     chunks = None
@@ -211,7 +218,7 @@ def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None]
         if name and name not in found and not not_a_person(candidate) and not _eponym(question, name) \
                 and not _signed(question, name) and not _clinician(question, name):
             found.append(name)
-    return found, chunks
+    return tuple(found), None if chunks is None else tuple(chunks)
 
 
 def _clinician(question: str, name: str) -> bool:

@@ -109,3 +109,18 @@ async def test_a_question_naming_too_many_people_is_a_validation_error(demo_fede
     assert caught.value.error.type == "validation" and "at most 32" in caught.value.error.reason
     assert "Smith" not in caught.value.error.reason, "the names are not echoed"
     await everyone_still_answers(nc)
+
+
+def test_a_question_asked_again_is_not_parsed_again_and_each_caller_owns_its_lists(monkeypatch):
+    from nodes import names
+
+    question = "What medications is Rebecca Wright taking for her gout, asked once more?"
+    first = names.parse(question)
+    calls = []
+    monkeypatch.setattr(names, "_spacy_parse", lambda *args: calls.append(args) or ([], []))
+    again = names.parse(question)
+    assert calls == [] and again[0] == first[0] and again[1] == first[1]
+    again[0].patients.append("Somebody Else")
+    if again[1] is not None:
+        again[1].append("a phrase of mine")
+    assert names.parse(question) == first, "what one caller does with its lists is not the next caller's answer"
