@@ -182,11 +182,9 @@ async def _federation(args, spec: FederationSpec, stack: contextlib.AsyncExitSta
     organization and ``--gateways`` gateway processes), stopped when ``stack`` closes."""
     if args.nats:
         return args.nats
-    if args.gateways < 1:
-        raise SpecError(f"--gateways {args.gateways}: a federation needs at least one gateway")
+    units = [*one_per_org(spec), *gateway_units(args.gateways)]
     say(f"starting the demo federation: {len(spec.orgs)} organization processes and {args.gateways} gateway process(es)…")
-    running = await stack.enter_async_context(launched(spec, units=[*one_per_org(spec), *gateway_units(args.gateways)],
-                                                       verbose=False))
+    running = await stack.enter_async_context(launched(spec, units=units, verbose=False))
     return running.client_url
 
 

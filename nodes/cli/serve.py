@@ -84,12 +84,10 @@ def layout(spec: FederationSpec, args) -> dict:
         if args.gateways not in (None, 1):
             raise SpecError(f"--gateways {args.gateways} runs gateway processes: it cannot go with --in-process")
         return {"processes": False}
-    gateways = default_gateways() if args.gateways is None else args.gateways
-    if gateways < 1:
-        raise SpecError(f"--gateways {gateways}: a federation needs at least one gateway")
-    if gateways == 1:
-        return {"processes": True}
-    return {"processes": True, "units": [*one_per_org(spec), *gateway_units(gateways)]}
+    units = gateway_units(default_gateways() if args.gateways is None else args.gateways)
+    if len(units) == 1:
+        return {"processes": True}  # the one gateway runs in this process
+    return {"processes": True, "units": [*one_per_org(spec), *units]}
 
 
 async def cmd_demo(args) -> int:

@@ -151,10 +151,10 @@ class CentralIndex:
         return search_complete(fetch, k, k, limit=max(len(order), 1), collapse=collapse, ties=False)
 
     def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True,
-                vector: np.ndarray | None = None) -> list[Hit]:
+                vector: np.ndarray | None = None, bm25: dict[int, float] | None = None) -> list[Hit]:
         """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them),
-        each hit with its cosine similarity to ``vector`` when given."""
-        bm25 = self.bm25(terms, patients)
+        each hit with its cosine similarity to ``vector`` when given (``bm25``: :meth:`bm25` already computed)."""
+        bm25 = self.bm25(terms, patients) if bm25 is None else bm25
         rows = sorted(bm25)
         similarity = exact_scores(self.matrix[rows], vector) if vector is not None and rows else [None] * len(rows)
         hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row]) for row, s in zip(rows, similarity)]
@@ -176,8 +176,9 @@ class CentralIndex:
             return self.search(vector, k, patients, collapse=collapse)
         if mode == "lexical":
             return self.lexical(terms, k, patients, collapse=collapse)
-        return fuse(self.search(vector, k, patients, collapse=collapse, bm25=self.bm25(terms, patients)),
-                    self.lexical(terms, k, patients, collapse=collapse, vector=vector), k, kind_of(question))
+        bm25 = self.bm25(terms, patients)
+        return fuse(self.search(vector, k, patients, collapse=collapse, bm25=bm25),
+                    self.lexical(terms, k, patients, collapse=collapse, vector=vector, bm25=bm25), k, kind_of(question))
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:
         if self._term_counts is None:

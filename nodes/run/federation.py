@@ -37,7 +37,7 @@ from pathlib import Path
 from bus._system import starting_at, terminate_async
 from bus.client import wait_until_serving
 from bus.connection import Link, connect, drain
-from bus.errors import FedragError
+from bus.errors import FedragError, SpecError
 from bus.server import NatsServer
 from bus.subjects import ASK
 from nodes._service import NodeService
@@ -96,8 +96,13 @@ def one_per_org(spec: FederationSpec) -> list[Unit]:
 
 
 def gateway_units(count: int) -> list[Unit]:
-    """``count`` (at least one) gateway processes; they share ``fed.ask`` (a queue group), so each question goes
-    to one of them."""
+    """``count`` gateway processes; they share ``fed.ask`` (a queue group), so each question goes to one of them.
+
+    Raises:
+        SpecError: ``count`` is less than one.
+    """
+    if count < 1:
+        raise SpecError(f"--gateways {count}: a federation needs at least one gateway")
     return [Unit("gateway")] if count == 1 else [Unit(f"gateway#{n}") for n in range(1, count + 1)]
 
 

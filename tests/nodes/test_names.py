@@ -111,6 +111,7 @@ async def test_a_question_naming_too_many_people_is_a_validation_error(demo_fede
     await everyone_still_answers(nc)
 
 
+@pytest.mark.skipif(_spacy_model() is None, reason="the optional 'names' extra (spaCy) is not installed")
 def test_a_question_asked_again_is_not_parsed_again_and_each_caller_owns_its_lists(monkeypatch):
     from nodes import names
 

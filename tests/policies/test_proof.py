@@ -54,12 +54,18 @@ def test_the_replay_cache_forgets_after_the_window_and_stays_bounded():
     assert len(cache._seen) <= 100
 
 
-async def test_a_signature_checked_once_per_process_still_binds_key_question_and_node(state, verifier, client_key):
+async def verified_once(state, verifier, client_key, question: str):
+    """The caller, a proof for ``question``, and a process's signatures after one node verified it."""
     who = await identity(state, verifier, client_key)
-    question = "Which patients had a stroke?"
     signatures = Signatures()
     proof = client_key.prove(question)
     verify_proof(proof, who, question, ReplayCache(), signatures=signatures)
+    return who, proof, signatures
+
+
+async def test_a_signature_checked_once_per_process_still_binds_key_question_and_node(state, verifier, client_key):
+    question = "Which patients had a stroke?"
+    who, proof, signatures = await verified_once(state, verifier, client_key, question)
     assert signatures.get(proof) is not None
     verify_proof(proof, who, question, ReplayCache(), signatures=signatures)  # a second node of the process
     node = ReplayCache()
@@ -74,11 +80,8 @@ async def test_a_signature_checked_once_per_process_still_binds_key_question_and
 
 
 async def test_only_the_very_bytes_verified_are_remembered(state, verifier, client_key):
-    who = await identity(state, verifier, client_key)
     question = "Which patients had a stroke?"
-    signatures = Signatures()
-    proof = client_key.prove(question)
-    verify_proof(proof, who, question, ReplayCache(), signatures=signatures)
+    who, proof, signatures = await verified_once(state, verifier, client_key, question)
     head, payload, signature = proof.split(".")
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     claims["jti"] = "another"  # a replay dressed up as a new proof, with the old signature
