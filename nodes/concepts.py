@@ -23,7 +23,6 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from bus.messages import MAX_CONCEPTS, MAX_TERMS, CollectionStats
-from bus.asking import Answer
 from nodes.data import lexical
 
 #: Words that ask rather than name: a concept never holds one (with the index's stop words).
@@ -184,14 +183,13 @@ def is_context(concept: Concept) -> bool:
     return all(term in _CONTEXT for term in concept.alternatives[0])
 
 
-def grounding(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> tuple[list[str], bool]:
+def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then
     only the closest records: when nothing the question is about is mentioned — no concept of it but its
     context (:func:`is_context`; every concept, when it names nothing else) — or the patient it is about is
-    held by no leaf."""
+    held by no leaf (``unknown_patient``, known once the leaves have answered)."""
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
-    unknown_patient = answer.filtered and not answer.names
     focal = [c for c in analysis.concepts if not is_context(c)] or analysis.concepts
     return absent, unknown_patient or (bool(focal) and all(c.text in absent for c in focal))

@@ -11,7 +11,10 @@ every :data:`bus.client.HEARTBEAT_MS`, so a caller knows within a second if this
 A question is four steps, in this order: analyze (embed it and find its names), scatter (ask every
 organization), merge (one total order over their hits), answer. A question that asks for an answer
 (``summarize``) gets one, cited, made from the hits it returns and the summaries routers wrote, by the
-gateway's :class:`summarizer.answers.Answerer` within the budget the gateway keeps for it.
+gateway's :class:`summarizer.answers.Answerer` within the budget the gateway keeps for it. When the records
+hold nothing the question names (:func:`nodes.concepts.grounding`), its hits are only the closest records: the
+answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
+only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.
@@ -41,8 +44,9 @@ from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
 from summarizer.answer import MIN_SCORE
-from summarizer.answers import Answerer
+from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import kind_of
+from summarizer.summaries import withdrawn
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
@@ -118,13 +122,18 @@ class Gateway(NodeService):
         started = time.monotonic()
         vector, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
         lexical = ask.mode != "dense"
+        absent, closest = grounding(analysis, stats)
+        # when nothing the question names is mentioned, routers are not asked for summaries of the closest records
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
-                                  collapse=ask.collapse, summarize=ask.summarize, mode=ask.mode,
+                                  collapse=ask.collapse, summarize="none" if closest else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None)
-        outcomes = await self._scatter(request, query, budget, trace)
+        outcomes = await self._scatter(request, query, budget, trace, Answer(question=ask.question, absent=absent,
+                                                                             closest=closest))
         answer = self._merge(ask, query, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
-        answer.absent, answer.closest = grounding(analysis, stats, answer)
+        answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names)
+        if answer.closest:
+            answer.summaries = [withdrawn(summary, grounded_refusal(answer)) for summary in answer.summaries]
         if ask.summarize != "none" and answer.error is None:
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
@@ -136,11 +145,16 @@ class Gateway(NodeService):
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)
 
-    async def _scatter(self, request, query: Query, budget: Budget, trace: str) -> list[ChildOutcome]:
-        """Asks every organization, streaming each one's result to the caller as it lands."""
+    async def _scatter(self, request, query: Query, budget: Budget, trace: str, grounded: Answer) -> list[ChildOutcome]:
+        """Asks every organization, streaming each one's result to the caller as it lands (a summary of only the
+        closest records already withdrawn, when ``grounded`` says so)."""
         async def stream(outcome: ChildOutcome) -> None:
+            result = outcome.result
+            if grounded.closest and result is not None and result.summaries:
+                why = grounded_refusal(grounded)
+                result = result.model_copy(update={"summaries": [withdrawn(s, why) for s in result.summaries]})
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,
-                              result=outcome.result)
+                              result=result)
             await self.respond(request, event, h.Kind.ORG_RESULT, trace)
 
         return await scatter_gather(

@@ -74,6 +74,16 @@ class Summarizer:
             return timed_out(path, "extractive", f"the summary did not finish within {available_ms:.0f} ms")
 
 
+def withdrawn(summary: Summary, why: str) -> Summary:
+    """``summary`` once the gateway has found that the passages it read are only the closest records (they do not
+    mention what was asked, ``why``): ``insufficient``, saying nothing — a summary of them would read like an
+    answer and name patients the question is not about. What it read is still counted."""
+    if summary.status != "successful":
+        return summary
+    return Summary(path=summary.path, method=summary.method, status="insufficient", passages=summary.passages,
+                   took_ms=summary.took_ms, error=ErrorInfo(type="ungrounded", reason=why))
+
+
 def timed_out(path: str, method: Literal["extractive", "llm"], reason: str) -> Summary:
     """A summary that could not be made by the deadline."""
     return Summary(path=path, method=method, status="timed_out", error=ErrorInfo(type="deadline", reason=reason))

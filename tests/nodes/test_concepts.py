@@ -33,15 +33,11 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
 
 
 def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_mentioned():
-    from bus.asking import Answer
-
     analysis = analyse("Which patients have Crohn's disease or gout?")
-    answer = Answer(question="q")
-    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0]), answer) == (["Crohn disease", "gout"], True)
-    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), answer) == (["Crohn disease"], False)
-    assert grounding(analysis, None, answer) == ([], False), "without counts nothing is judged absent"
-    unknown = Answer(question="q", filtered=True, patients=["Zorblat Quixote"])
-    assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown)[1], "a person held nowhere"
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0])) == (["Crohn disease", "gout"], True)
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3])) == (["Crohn disease"], False)
+    assert grounding(analysis, None) == ([], False), "without counts nothing is judged absent"
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown_patient=True)[1], "a person held nowhere"
 
 
 def test_the_absent_conditions_are_absent_from_the_demo_corpus(demo_dir):

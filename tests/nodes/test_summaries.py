@@ -62,13 +62,23 @@ async def test_a_router_summarizes_every_passage_its_subtree_returned(nats_serve
 
 
 async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(nats_server, nc, open_spec, embedder):
+    from bus import codec
+    from bus.messages import Query, SearchResult
+    from bus.subjects import query_subject
+
     open_spec.orgs["hospital_b"].summarize = "extractive"
     federation = await start(open_spec, nats_server.url, embedder)
+    question = "What is the boiling point of tungsten in kelvin?"
     try:
-        answer = await ask(nc, AskRequest(question="What is the boiling point of tungsten in kelvin?",
-                                          summarize="extractive"))
-        [summary] = answer.summaries
+        # the router itself decides: no passage scores its floor, so its summary says nothing
+        query = Query.with_vector(embedder.embed_one(question), question=question, model=embedder.fingerprint,
+                                  summarize="extractive")
+        reply = await nc.request(query_subject("hospital_b"), codec.encode(query), timeout=10)
+        [summary] = codec.decode(reply.data, SearchResult).summaries
         assert summary.status == "insufficient" and summary.sentences == [] and summary.relevant == 0
+        # through the gateway, which finds no record mentioning any of it, the router is not asked to summarize
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.closest and answer.summaries == []
         assert answer.answer_info.status == "insufficient"
     finally:
         await federation.stop()
@@ -136,6 +146,31 @@ def test_withheld_hits_are_quoted_only_through_the_summaries_that_cite_them():
     assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits, [summary]) == []
     assert check("Ana Ruiz: She stopped smoking. [1]", hits, [summary])[0].startswith("[1] does not contain")
     assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits)[0].startswith("[1] does not contain")
+
+
+async def test_the_closest_records_are_not_summarized_as_if_they_answered(released, demo_spec):
+    from bus.asking import OrgResult
+    from bus.client import events
+    from nodes.demo import corpus as demo_corpus
+
+    patients = list(demo_corpus.generate().patients)
+    question = "Which patients have Crohn's disease?"  # no demo record mentions it (tests/nodes/test_concepts.py)
+    creds, nc = await asker(released, demo_spec, "B.phys")
+    try:
+        streamed = [event async for event in events(nc, AskRequest(question=question, summarize="extractive", k=50,
+                                                                   deadline_ms=15_000), headers=creds.headers(question))]
+    finally:
+        await nc.drain()
+    answer = streamed[-1]
+    assert answer.closest and answer.hits, "the closest records are shown, labelled so"
+    # hospital A releases only summaries to B.phys, so it summarizes whatever is asked: it is withdrawn here
+    summaries = [s for event in streamed if isinstance(event, OrgResult) and event.result
+                 for s in event.result.summaries] + answer.summaries
+    assert any(s.path == "hospital_a" for s in answer.summaries)
+    assert all(s.status == "insufficient" and not s.sentences and not s.clusters and s.error.type == "ungrounded"
+               for s in summaries), summaries
+    assert "Crohn disease" in answer.summaries[0].error.reason
+    assert not any(name in s.model_dump_json() for s in summaries for name in patients), "no summary names anyone"
 
 
 async def test_a_user_who_may_see_nothing_is_told_so_and_no_one_is_named(demo_spec, embedder):
