@@ -23,6 +23,8 @@ def add_commands(sub) -> None:
     p.add_argument("--data", default=sets.DATA_DIR, metavar="DIR", help=f"the public data sets (default {sets.DATA_DIR})")
     p.add_argument("--state-dir", metavar="DIR", help=f"where the set's federation is built (default {sets.STATE_DIR}/SET)")
     p.add_argument("--limit", type=int, metavar="N", help="ask at most N questions (the same ones every run)")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N of those questions "
+                   "(--limit 400 --offset 400: the 400 after the first 400, a held-out sample)")
     p.add_argument("--modes", default=",".join(harness.MODES), help=f"ranking modes, comma-separated "
                    f"(default {','.join(harness.MODES)})")
     p.add_argument("--processes", action="store_true", help="run each organization in a process of its own "
@@ -36,9 +38,11 @@ async def cmd_eval(args) -> int:
     modes = harness.parse_modes(args.modes)
     if args.limit is not None and args.limit < 1:
         raise SpecError(f"--limit must be at least 1, not {args.limit}")
+    if args.offset < 0:
+        raise SpecError(f"--offset must be 0 or more, not {args.offset}")
     labelled = sets.load(args.set, Path(args.data))
     folder = Path(args.state_dir or Path(sets.STATE_DIR) / args.set).resolve()
-    result = await harness.run(labelled, folder, modes=modes, limit=args.limit, url=args.nats,
+    result = await harness.run(labelled, folder, modes=modes, limit=args.limit, offset=args.offset, url=args.nats,
                                processes=args.processes, say=say)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     return 0

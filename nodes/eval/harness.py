@@ -82,7 +82,7 @@ def parse_modes(text: str) -> tuple[str, ...]:
 
 
 async def run(labelled: LabelledSet, folder: Path, *, modes: Sequence[str] = MODES, limit: int | None = None,
-              url: str | None = None, processes: bool = False, embedder_factory: Callable = emb.shared,
+              offset: int = 0, url: str | None = None, processes: bool = False, embedder_factory: Callable = emb.shared,
               verbose: bool = True, say: Callable[[str], None] | None = None) -> EvalResult:
     """Asks ``labelled``'s questions (at most ``limit``) of its federation, once per mode.
 
@@ -91,6 +91,7 @@ async def run(labelled: LabelledSet, folder: Path, *, modes: Sequence[str] = MOD
         folder: its state folder (the spec, data and leaf stores; reused by the next run).
         modes: the ranking modes to ask in.
         limit: ask at most this many questions (the same ones every run, see :meth:`LabelledSet.sample`).
+        offset: skip the first this many of them (a held-out sample beside the first ``limit``).
         url: an existing broker; none: start one.
         processes: run each organization in a process of its own (default: all in this process, one model).
         embedder_factory: the embedding model (tests pass the session's).
@@ -98,7 +99,7 @@ async def run(labelled: LabelledSet, folder: Path, *, modes: Sequence[str] = MOD
         say: called with each progress line (building, questions asked).
     """
     say = say or (lambda text: None)
-    questions = labelled.sample(limit)
+    questions = labelled.sample(limit, offset)
     spec = FederationSpec.load(labelled.write(Path(folder)))
     result = EvalResult(labelled.name, len(labelled.questions), tuple(modes), orgs=len(spec.orgs), leaves=len(spec.leaves()))
     say(f"building {labelled.name} in {folder}: {len(spec.orgs)} organizations, {len(spec.leaves())} leaves")

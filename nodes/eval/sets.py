@@ -85,11 +85,14 @@ class LabelledSet:
     people: tuple[str, ...] = ()
     prepare: Callable[[Path], Path] | None = None
 
-    def sample(self, limit: int | None) -> list[Question]:
-        """At most ``limit`` questions, the same ones every run, spread over the set (by a hash of their ids)."""
-        if limit is None or limit >= len(self.questions):
+    def sample(self, limit: int | None, offset: int = 0) -> list[Question]:
+        """At most ``limit`` questions, the same ones every run, spread over the set (by a hash of their ids),
+        after the first ``offset`` in that order: ``limit=400, offset=400`` are the 400 next to the first 400
+        (a held-out half for figures chosen on the first)."""
+        if offset == 0 and (limit is None or limit >= len(self.questions)):
             return list(self.questions)
-        chosen = set(sorted((q.id for q in self.questions), key=lambda qid: (_hash(qid), qid))[:limit])
+        ordered = sorted((q.id for q in self.questions), key=lambda qid: (_hash(qid), qid))[offset:]
+        chosen = set(ordered if limit is None else ordered[:limit])
         return [q for q in self.questions if q.id in chosen]
 
     def write(self, folder: Path) -> Path:

@@ -98,6 +98,10 @@ def test_a_sample_is_the_same_every_run_and_spread_over_the_set(data):
     two = medquad.sample(2)
     assert len(two) == 2 and two == sets.load("medquad", data).sample(2)
     assert [q for q in medquad.questions if q in two] == two  # in the set's order
+    held_out = medquad.sample(1, offset=2)  # the set has four questions
+    assert len(held_out) == 1 and not set(q.id for q in held_out) & set(q.id for q in two), "the next ones, not the same"
+    assert {q.id for q in medquad.sample(3)} == {q.id for q in two + held_out}
+    assert len(medquad.sample(None, offset=2)) == len(medquad.questions) - 2 == 2
 
 
 def test_repeated_record_ids_are_refused(tmp_path):
