@@ -27,6 +27,7 @@ import json
 import logging
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -42,6 +43,10 @@ from nodes.data.records import Record, patient_key
 from nodes.data.writes import BATCH, StoreWrites
 
 log = logging.getLogger(__name__)
+
+#: How many passages (with their vectors) a store keeps in memory for scoring (:meth:`LeafStore.scored`): a
+#: passage under a label never changes (labels are never reused), so what a search read once is not read again.
+CACHED_PASSAGES = 20_000
 
 #: Bumped when the saved layout changes.
 STORE_FORMAT = 3
@@ -65,6 +70,7 @@ class LeafStore(StoreWrites):
         self.max_chars = max_chars
         self.index = VectorIndex(dim)
         self._applied = 0  # the last logged change the index in memory includes
+        self._cached: OrderedDict[int, tuple[Passage, np.ndarray]] = OrderedDict()  # label -> passage, vector (LRU)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -175,6 +181,9 @@ class LeafStore(StoreWrites):
         """Has the index in memory follow a committed change: ``gone`` labels deleted, ``added`` (label,
         vector) pairs added, the change log applied up to ``last``; compacts it if too many slots are dead."""
         self.index.delete(gone)
+        with self._lock:
+            for label in gone:
+                self._cached.pop(label, None)
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
@@ -276,15 +285,32 @@ class LeafStore(StoreWrites):
 
     def scored(self, labels, vector: np.ndarray) -> list[tuple[int, Passage, float, np.ndarray]]:
         """The passages under ``labels`` (each with its label) with their exact scores for ``vector`` (see
-        :func:`nodes.data.index.exact_scores`) and their stored vectors."""
+        :func:`nodes.data.index.exact_scores`) and their stored vectors. The passages are shared (kept for the
+        next search, :data:`CACHED_PASSAGES`): not to be changed."""
         labels = [int(label) for label in labels]
-        found = self.passages(labels)
-        labels = [label for label in labels if label in found]
+        with self._lock:
+            known = {label: self._cached[label] for label in labels if label in self._cached}
+            for label in known:
+                self._cached.move_to_end(label)
+        missing = [label for label in labels if label not in known]
+        if missing:
+            found = self.passages(missing)
+            read = [label for label in missing if label in found]
+            if read:
+                known.update((label, (found[label], row)) for label, row in zip(read, self._vectors(read)))
+                with self._lock:
+                    # a label deleted meanwhile may be kept: nothing asks for it again (the index and the patients'
+                    # labels no longer hold it), and the LRU lets it go
+                    for label in read:
+                        self._cached[label] = known[label]
+                    while len(self._cached) > CACHED_PASSAGES:
+                        self._cached.popitem(last=False)
+        labels = [label for label in labels if label in known]
         if not labels:
             return []
-        vectors = self._vectors(labels)
+        vectors = np.stack([known[label][1] for label in labels])
         scores = exact_scores(vectors, vector)
-        return [(label, found[label], float(score), row) for label, score, row in zip(labels, scores, vectors)]
+        return [(label, known[label][0], float(score), row) for label, score, row in zip(labels, scores, vectors)]
 
     def iter_records(self) -> Iterable[Record]:
         """Every stored record, in id order."""

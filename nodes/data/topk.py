@@ -18,6 +18,7 @@ merge above it is never short of a tied passage.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 from collections.abc import Callable
@@ -26,12 +27,14 @@ from dataclasses import dataclass
 from bus.messages import Hit
 
 
+@functools.lru_cache(maxsize=65_536)
 def digest(text: str, patient: str | None) -> str | None:
     """The identity of a passage's evidence: its normalized text about its patient.
 
     Normalization folds Unicode compatibility forms and case and collapses whitespace. Passages
     without a patient get no digest and are never collapsed: identical text about nobody in
-    particular (an empty template, a common phrase) is not the same evidence.
+    particular (an empty template, a common phrase) is not the same evidence. A passage scored again is not
+    hashed again (an LRU of 65,536).
     """
     if not patient:
         return None

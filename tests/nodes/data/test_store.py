@@ -160,6 +160,21 @@ def test_scores_are_exact_and_patients_are_known_by_key(tmp_path, data, embedder
     assert {p.record_id for p in store.passages(store.labels_of_patients(["Bo Chen"])).values()} == {"n2", "n3"}
 
 
+def test_a_passage_read_once_is_kept_and_a_change_is_seen_at_once(tmp_path, data, embedder):
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    q = embedder.embed_one("chest pain")
+    before = {p.record_id: p.text for _, p, _, _ in store.scored(store.labels(), q)}  # every passage now kept
+    store._db.execute("UPDATE passages SET text = 'tampered'")  # behind the store's back: a kept passage is not read again
+    assert {p.record_id: p.text for _, p, _, _ in store.scored(store.labels(), q)} == before
+    gone = store.labels_of_patients(["Ana Ruiz"])
+    store.apply([Record("n3", "CHIEF COMPLAINT: palpitations.\n\nPLAN: Holter monitor.", "Bo Chen")], ["n1"],
+                lambda: embedder)
+    assert not set(gone) & set(store._cached), "a deleted passage is let go"
+    labels, _ = store.index.search(q, 10)
+    found = {p.record_id: p.text for _, p, _, _ in store.scored(labels, q)}
+    assert "n1" not in found and "palpitations" in found["n3"], "the new text, at once"
+
+
 def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_records(tmp_path, data, embedder):
     with open(data, "a") as fh:
         fh.write("{broken\n")
