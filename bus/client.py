@@ -246,8 +246,10 @@ class Node:
 
     @property
     def requests(self) -> int:
-        """Requests its endpoint has received."""
-        return sum(e.num_requests for e in self.stats.endpoints) if self.stats else 0
+        """Requests it has received: over the broker (its endpoint's count) and from a parent in its own process
+        (its ``requests.here`` counter, :data:`bus.scatter.HERE`)."""
+        over_the_bus = sum(e.num_requests for e in self.stats.endpoints) if self.stats else 0
+        return over_the_bus + self.counters.get("requests.here", 0)
 
     @property
     def counters(self) -> dict[str, int]:

@@ -7,6 +7,13 @@ outcome is never dropped: it is ``successful`` or ``partial`` (its result came b
 deadline), ``denied``, ``expired`` (an error reply saying so, or no budget left to ask it at all) or
 ``failed`` (an error reply, a reply that could not be decoded, or one that cannot be true).
 
+A child that lives in the asking process (a router's leaves, in an organization's process) may be asked
+without the broker (``here=True``): a node serving a subject registers itself in :data:`HERE`, and is
+then handed the same bytes and headers and answers with the same bytes and headers, through the same
+checks, gate and admission, as over NATS — only the two hops through the broker are saved. NATS stays
+the wire between processes and sites; a child not registered here (another process, a replica
+elsewhere, a node stopped) is asked over the broker.
+
 A child is not believed blindly: :func:`check_result` holds its reply to what the parent can know —
 scores finite and within the cosine range, every hit, copy, report, name and summary (and what
 it cites) from the child's own subtree, coverage that adds up and counts no more leaves than the subtree has. A reply that breaks
@@ -40,6 +47,13 @@ _ERROR_STATUS: dict[str, Status] = {"denied": "denied", "expired": "expired"}
 #: No BM25 score of a passage of this federation comes near this (idf is at most ~20, a term's share at most 2.2).
 MAX_BM25 = 10_000.0
 MAX_SCORE = 1.0 + 1e-3
+
+
+#: A node of this process that answers a subject without the broker: ``await serve(payload, headers)`` returns
+#: its reply's (bytes, headers), as the broker would deliver them (see :meth:`nodes._service.NodeService.serve_here`).
+Here = Callable[[bytes, dict[str, str]], Awaitable[tuple[bytes, dict[str, str]]]]
+#: The nodes of this process, by the subject they serve (registered while they serve).
+HERE: dict[str, Here] = {}
 
 
 @dataclass
@@ -131,12 +145,19 @@ def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, 
 
 
 async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str], budget_ms: float,
-               max_leaves: int | None) -> ChildOutcome:
+               max_leaves: int | None, here: bool = False) -> ChildOutcome:
     started = time.monotonic()
 
     def took() -> float:
         return (time.monotonic() - started) * 1000.0
 
+    serve = HERE.get(subject) if here else None
+    if serve is not None:
+        try:
+            data, reply_headers = await asyncio.wait_for(serve(payload, headers), budget_ms / 1000.0)
+        except asyncio.TimeoutError:
+            return _timed_out(subject, took(), budget_ms)
+        return reply_outcome(subject, took(), data, reply_headers, max_leaves)
     try:
         msg = await nc.request(subject, payload, timeout=budget_ms / 1000.0, headers=headers)
     except nats.errors.NoRespondersError:
@@ -163,6 +184,7 @@ async def scatter_gather(
     headers: dict[str, str] | None = None,
     on_outcome: Callable[[ChildOutcome], Awaitable[None]] | None = None,
     max_leaves: dict[str, int] | None = None,
+    here: bool = False,
 ) -> list[ChildOutcome]:
     """Sends ``payload`` to every subject concurrently and gathers the outcomes.
 
@@ -174,6 +196,7 @@ async def scatter_gather(
         headers: headers to send besides the budget (trace, credentials, kind).
         on_outcome: awaited with each outcome as soon as it is known, e.g. to stream it.
         max_leaves: per subject, how many leaves the child's subtree has (see :func:`check_result`).
+        here: ask a child that lives in this process directly (:data:`HERE`), without the broker.
 
     Returns:
         One outcome per subject, in the order of ``subjects``.
@@ -192,7 +215,7 @@ async def scatter_gather(
             log.exception("on_outcome failed for %s", outcome.subject)
 
     async def one(subject: str) -> ChildOutcome:
-        outcome = await _ask(nc, subject, payload, send_headers, budget_ms, (max_leaves or {}).get(subject))
+        outcome = await _ask(nc, subject, payload, send_headers, budget_ms, (max_leaves or {}).get(subject), here)
         await notify(outcome)
         return outcome
 

@@ -32,6 +32,10 @@ A reply never carries what the caller sent except a checked trace id, and never 
 broker's maximum payload, headers included.
 
 The node's own counters are served through ``$SRV.STATS`` as the endpoint's ``data``.
+
+A parent in the same process (a router and its leaves in one organization's process) asks the node
+without the broker (:meth:`NodeService.serve_here`, :data:`bus.scatter.HERE`): the same bytes and headers
+go through the same steps 2 to 9 and come back as the same reply bytes, only not through NATS.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from nats.aio.client import Client
 from nats.micro import add_service
 from nats.micro.request import Request
 
-from bus import codec
+from bus import codec, scatter
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError, FedragError
@@ -104,17 +108,23 @@ class NodeService:
         serves it (how ``fedrag chaos`` finds the process to signal)."""
         return {"role": self.role, "path": self.path, "pid": str(os.getpid()), "host": socket.gethostname()}
 
-    async def start(self, nc: Client) -> None:
-        """Registers the service and its endpoint on ``nc`` (again on a new connection after a loss)."""
+    async def start(self, nc: Client, *, here: bool = True) -> None:
+        """Registers the service and its endpoint on ``nc`` (again on a new connection after a loss) and, with
+        ``here``, for parents in this process (:data:`bus.scatter.HERE`: they then ask this node, not a replica
+        of it elsewhere, while it serves)."""
         self.nc = nc
         self._service = await add_service(
             nc, name=f"fedrag-{self.role}", version=VERSION, description=f"fedrag {self.role} {self.path}".strip(),
             metadata=self.describe(), stats_handler=lambda _endpoint: dict(self.counters),
         )
         await self._service.add_endpoint(name="query", subject=self.subject, handler=self._on_request)
+        if here and self.role != "gateway":  # the gateway is asked by people, over the broker only
+            scatter.HERE[self.subject] = self.serve_here
 
     async def stop(self) -> None:
         """Stops serving; requests in flight are cancelled."""
+        if scatter.HERE.get(self.subject) == self.serve_here:
+            del scatter.HERE[self.subject]
         if self._service is not None:
             service, self._service = self._service, None
             try:
@@ -161,6 +171,25 @@ class NodeService:
             log.warning("%s %s: dropping requests %s (%d so far; counted in $SRV.STATS)", self.role, self.path,
                         "without a reply subject" if why == "no_reply" else "whose reply subject is not an inbox",
                         self.counters[f"dropped.{why}"])
+
+    async def serve_here(self, data: bytes, headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
+        """Serves a request from a parent in this process: the steps of a request from the broker (but the
+        reply subject's), and the reply's bytes and headers as the broker would deliver them."""
+        request = _HereRequest(data, headers)
+        self.counters["requests.here"] += 1
+        try:
+            if self.admission.full:
+                raise self.admission.overloaded()
+            h.check(headers)
+            codec.check_shape(data, self.request_model, codec.MAX_REQUEST_BYTES)
+        except FedragError as exc:
+            await self.reply_error(request, exc.wire_type, str(exc), retry_after_ms=getattr(exc, "retry_after_ms", None))
+            return await request.reply
+        self.admission.taken()
+        task = asyncio.create_task(self._serve(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return await request.reply  # a parent that stops waiting leaves the work to finish, as over the broker
 
     async def _serve(self, request: Request) -> None:
         trace = ""
@@ -235,3 +264,21 @@ class NodeService:
         """Serves one checked request; returns the reply model, or ``None`` if it already replied."""
         raise NotImplementedError
 
+
+class _HereRequest:
+    """A request from a parent in this process: what :meth:`NodeService._serve` reads of a
+    :class:`nats.micro.request.Request`, the reply kept for the parent instead of published."""
+
+    def __init__(self, data: bytes, headers: dict[str, str]) -> None:
+        self.data = data
+        self.headers = headers
+        self.reply: asyncio.Future[tuple[bytes, dict[str, str]]] = asyncio.get_running_loop().create_future()
+
+    async def respond(self, data: bytes, headers: dict[str, str] | None = None) -> None:
+        if not self.reply.done():
+            self.reply.set_result((data, dict(headers or {})))
+
+    async def respond_error(self, code: str, description: str, data: bytes = b"",
+                            headers: dict[str, str] | None = None) -> None:
+        # the headers nats.micro adds to an error reply (what :func:`bus.scatter.reply_outcome` recognizes)
+        await self.respond(data, {**(headers or {}), "Nats-Service-Error": description, "Nats-Service-Error-Code": code})

@@ -90,13 +90,13 @@ class Gateway(NodeService):
             return True
         return request._msg.reply.startswith(user_inbox(caller.iss, caller.sub) + ".")
 
-    async def start(self, nc) -> None:
+    async def start(self, nc, *, here: bool = True) -> None:
         if self.embedder is None:
             loop = asyncio.get_running_loop()
             # Load the model (and spaCy) before serving, so the first question does not pay for it.
             self.embedder = await loop.run_in_executor(None, self._embedder_factory)
             await loop.run_in_executor(None, name_filters, "warm up Mr. John Smith", self.use_spacy)
-        await super().start(nc)
+        await super().start(nc, here=here)
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()

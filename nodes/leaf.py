@@ -44,9 +44,9 @@ class Leaf(NodeService):
         return {**super().describe(), "passages": str(len(self.retriever)), "model": self.retriever.fingerprint,
                 "ingest": "yes" if self.ingestor else "no"}
 
-    async def start(self, nc) -> None:
+    async def start(self, nc, *, here: bool = True) -> None:
         """Serves queries and, if it takes records live, consumes its ingestion subject."""
-        await super().start(nc)
+        await super().start(nc, here=here)
         if self.ingestor is not None:
             await self.ingestor.start(nc)
 

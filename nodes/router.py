@@ -76,6 +76,7 @@ class Router(NodeService):
             self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, use)}, max_leaves=self.max_leaves,
+            here=True,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
                        cap=self.gate.max_passages(caller) if use == "search" else None)

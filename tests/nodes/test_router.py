@@ -47,6 +47,48 @@ async def test_a_leaf_that_never_answers_times_out_by_the_deadline(demo_federati
     assert answer.hits and "hospital_c.neurology" not in {hit.path for hit in answer.hits}
 
 
+async def test_a_router_asks_the_leaves_of_its_own_process_without_the_broker(demo_federation, nc):
+    copies = []
+
+    async def spy(msg):
+        copies.append(msg.subject)  # every request the broker carries to one of hospital B's leaves
+
+    await nc.subscribe(query_subject("hospital_b") + ".>", cb=spy)
+    await nc.flush()
+    answer = await ask(nc, AskRequest(question="Who has atrial fibrillation?"))
+    b_leaves = [s for s in answer.nodes if s.startswith(query_subject("hospital_b") + ".")]
+    assert len(b_leaves) == 3 and all(answer.nodes[s].status == "successful" for s in b_leaves)
+    assert any(hit.org == "hospital_b" for hit in answer.hits)
+    await nc.flush()
+    assert copies == [], "hospital B's router asked its leaves in its own process"
+
+    # a leaf no longer served in this process is asked over the broker (here: nobody answers it there)
+    leaf = next(n for n in demo_federation._nodes["hospital_b"] if n.path == "hospital_b.cardiology")
+    await leaf.stop()
+    answer = await ask(nc, AskRequest(question="Who has atrial fibrillation?", deadline_ms=1500))
+    assert query_subject("hospital_b.cardiology") in copies
+    assert answer.nodes[query_subject("hospital_b.cardiology")].status == "timed_out"
+
+
+@pytest.mark.timing
+async def test_a_leaf_of_the_same_process_that_hangs_times_out_by_the_deadline(demo_federation, nc):
+    leaf = next(n for n in demo_federation._nodes["hospital_c"] if n.path == "hospital_c.neurology")
+    search = leaf.retriever.search
+
+    def stuck(query, visible):
+        time.sleep(3.0)  # holds one worker thread, as a leaf stuck in its index would
+        return search(query, visible)
+
+    leaf.retriever.search = stuck
+    deadline_ms = 1500
+    started = time.monotonic()
+    answer = await ask(nc, AskRequest(question="Which patients had a seizure?", mode="dense", deadline_ms=deadline_ms))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    assert elapsed_ms <= deadline_ms + SLACK_MS, f"answered after {elapsed_ms:.0f} ms, with a {deadline_ms} ms deadline"
+    assert answer.nodes["fed.q.hospital_c.neurology"].status == "timed_out"
+    assert answer.coverage.timed_out == 1 and answer.coverage.successful == 9
+
+
 @pytest.mark.timing
 async def test_a_stopped_organization_is_unavailable_at_once(demo_federation, nc):
     await demo_federation.stop_org("hospital_b")

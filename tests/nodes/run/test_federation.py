@@ -16,6 +16,9 @@ from tests.helpers.timing import AT_ONCE
 
 
 async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation, nc, demo_spec):
+    from bus import codec
+    from bus.messages import Query, SearchResult
+    from bus.subjects import query_subject
     from nodes.data.retrievers import PassageRetriever
     from nodes.data.store import LeafStore
     from nodes.leaf import Leaf
@@ -23,11 +26,16 @@ async def test_replicas_share_a_subject_and_cover_for_each_other(demo_federation
     path = "hospital_c.neurology"
     original = next(n for n in demo_federation._nodes["hospital_c"] if n.path == path)
     replica = Leaf(path, PassageRetriever(LeafStore.existing(demo_spec.leaf_folder(path)), path))
-    await replica.start(nc)
-    for _ in range(30):
-        answer = await ask(nc, AskRequest(question="migraine with aura"))
-        assert answer.coverage.successful == 10
-    assert original.counters["queries"] > 0 and replica.counters["queries"] > 0, "the queue group spreads load"
+    await replica.start(nc, here=False)  # as a replica in another process is: reached over the broker only
+    for _ in range(5):
+        assert (await ask(nc, AskRequest(question="migraine with aura"))).coverage.successful == 10
+    assert replica.counters["queries"] == 0, "hospital C's router asks the leaf of its own process"
+    vector = original.retriever.store.index.vectors(original.retriever.store.labels()[:1])[0]
+    query = codec.encode(Query.with_vector(vector, question="migraine", model=original.retriever.fingerprint))
+    for _ in range(30):  # over the broker, the queue group spreads the requests
+        reply = await nc.request(query_subject(path), query, timeout=5)
+        assert codec.decode(reply.data, SearchResult).hits
+    assert original.counters["queries"] > 5 and replica.counters["queries"] > 0, "the queue group spreads load"
     await original.stop()
     answer = await ask(nc, AskRequest(question="migraine with aura"))
     assert answer.coverage.successful == 10, "the replica serves alone"
