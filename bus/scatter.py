@@ -9,8 +9,9 @@ deadline), ``denied``, ``expired`` (an error reply saying so, or no budget left 
 
 A child that lives in the asking process (a router's leaves, in an organization's process) may be asked
 without the broker (``here=True``): a node serving a subject registers itself in :data:`HERE`, and is
-then handed the same bytes and headers and answers with the same bytes and headers, through the same
-checks, gate and admission, as over NATS — only the two hops through the broker are saved. NATS stays
+then handed the same request and headers and goes through the same checks, gate and admission as over
+NATS; what is saved is the two hops through the broker, decoding the request the parent already holds,
+and encoding and decoding the result (which is checked all the same, :func:`result_outcome`). NATS stays
 the wire between processes and sites; a child not registered here (another process, a replica
 elsewhere, a node stopped) is asked over the broker.
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 import nats.errors
 from nats.aio.client import Client
+from pydantic import BaseModel
 
 from bus import codec
 from bus import headers as h
@@ -49,9 +51,11 @@ MAX_BM25 = 10_000.0
 MAX_SCORE = 1.0 + 1e-3
 
 
-#: A node of this process that answers a subject without the broker: ``await serve(payload, headers)`` returns
-#: its reply's (bytes, headers), as the broker would deliver them (see :meth:`nodes._service.NodeService.serve_here`).
-Here = Callable[[bytes, dict[str, str]], Awaitable[tuple[bytes, dict[str, str]]]]
+#: A node of this process that answers a subject without the broker: ``await serve(payload, headers, message)``
+#: (``message``: what ``payload`` encodes, or ``None``) returns its reply and the reply's headers — its result as
+#: it made it, or an error reply's bytes as the broker would deliver them (see
+#: :meth:`nodes._service.NodeService.serve_here`).
+Here = Callable[[bytes, dict[str, str], BaseModel | None], Awaitable[tuple[BaseModel | bytes, dict[str, str]]]]
 #: The nodes of this process, by the subject they serve (registered while they serve).
 HERE: dict[str, Here] = {}
 
@@ -137,6 +141,11 @@ def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, 
         result = codec.decode(data, SearchResult)
     except WireError as exc:
         return ChildOutcome(subject, "failed", took_ms, error=ErrorInfo(type=exc.wire_type, reason=str(exc)))
+    return result_outcome(subject, took_ms, result, max_leaves)
+
+
+def result_outcome(subject: str, took_ms: float, result: SearchResult, max_leaves: int | None = None) -> ChildOutcome:
+    """A child's result, held to what its parent can know (:func:`check_result`)."""
     problem = check_result(result, subject, max_leaves)
     if problem is not None:
         return ChildOutcome(subject, "failed", took_ms, error=ErrorInfo(type="invalid_reply", reason=problem))
@@ -145,7 +154,7 @@ def reply_outcome(subject: str, took_ms: float, data: bytes, headers: dict[str, 
 
 
 async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str], budget_ms: float,
-               max_leaves: int | None, here: bool = False) -> ChildOutcome:
+               max_leaves: int | None, here: bool = False, message: BaseModel | None = None) -> ChildOutcome:
     started = time.monotonic()
 
     def took() -> float:
@@ -154,10 +163,12 @@ async def _ask(nc: Client, subject: str, payload: bytes, headers: dict[str, str]
     serve = HERE.get(subject) if here else None
     if serve is not None:
         try:
-            data, reply_headers = await asyncio.wait_for(serve(payload, headers), budget_ms / 1000.0)
+            reply, reply_headers = await asyncio.wait_for(serve(payload, headers, message), budget_ms / 1000.0)
         except asyncio.TimeoutError:
             return _timed_out(subject, took(), budget_ms)
-        return reply_outcome(subject, took(), data, reply_headers, max_leaves)
+        if isinstance(reply, SearchResult):  # made in this process: not encoded, not decoded, still checked
+            return result_outcome(subject, took(), reply, max_leaves)
+        return reply_outcome(subject, took(), reply, reply_headers, max_leaves)
     try:
         msg = await nc.request(subject, payload, timeout=budget_ms / 1000.0, headers=headers)
     except nats.errors.NoRespondersError:
@@ -185,6 +196,7 @@ async def scatter_gather(
     on_outcome: Callable[[ChildOutcome], Awaitable[None]] | None = None,
     max_leaves: dict[str, int] | None = None,
     here: bool = False,
+    message: BaseModel | None = None,
 ) -> list[ChildOutcome]:
     """Sends ``payload`` to every subject concurrently and gathers the outcomes.
 
@@ -197,6 +209,7 @@ async def scatter_gather(
         on_outcome: awaited with each outcome as soon as it is known, e.g. to stream it.
         max_leaves: per subject, how many leaves the child's subtree has (see :func:`check_result`).
         here: ask a child that lives in this process directly (:data:`HERE`), without the broker.
+        message: what ``payload`` encodes, handed as it is to a child asked directly (it need not decode it).
 
     Returns:
         One outcome per subject, in the order of ``subjects``.
@@ -215,7 +228,8 @@ async def scatter_gather(
             log.exception("on_outcome failed for %s", outcome.subject)
 
     async def one(subject: str) -> ChildOutcome:
-        outcome = await _ask(nc, subject, payload, send_headers, budget_ms, (max_leaves or {}).get(subject), here)
+        outcome = await _ask(nc, subject, payload, send_headers, budget_ms, (max_leaves or {}).get(subject), here,
+                             message)
         await notify(outcome)
         return outcome
 

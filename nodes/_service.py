@@ -34,8 +34,9 @@ broker's maximum payload, headers included.
 The node's own counters are served through ``$SRV.STATS`` as the endpoint's ``data``.
 
 A parent in the same process (a router and its leaves in one organization's process) asks the node
-without the broker (:meth:`NodeService.serve_here`, :data:`bus.scatter.HERE`): the same bytes and headers
-go through the same steps 2 to 9 and come back as the same reply bytes, only not through NATS.
+without the broker (:meth:`NodeService.serve_here`, :data:`bus.scatter.HERE`): the request it already
+decoded and its headers go through the same steps 2 to 9 (3 only for bytes), and the reply comes back as
+made, not encoded — an error reply as bytes, as over NATS.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from bus import codec, scatter
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError, FedragError
-from bus.messages import ErrorInfo
+from bus.messages import ErrorInfo, SearchResult
 from bus.subjects import INBOX
 from nodes._admission import Admission
 from policies.gate import AllowAll, Gate
@@ -172,16 +173,21 @@ class NodeService:
                         "without a reply subject" if why == "no_reply" else "whose reply subject is not an inbox",
                         self.counters[f"dropped.{why}"])
 
-    async def serve_here(self, data: bytes, headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
-        """Serves a request from a parent in this process: the steps of a request from the broker (but the
-        reply subject's), and the reply's bytes and headers as the broker would deliver them."""
-        request = _HereRequest(data, headers)
+    async def serve_here(self, data: bytes, headers: dict[str, str],
+                         message: pydantic.BaseModel | None = None) -> tuple[pydantic.BaseModel | bytes, dict[str, str]]:
+        """Serves a request from a parent in this process — ``message``, if given, is what ``data`` encodes, as
+        the parent decoded it — through the steps of a request from the broker (but the reply subject's).
+        Returns the reply as made (an error reply as the broker would deliver it) and its headers."""
+        if message is not None and not isinstance(message, self.request_model):
+            message = None
+        request = _HereRequest(data, headers, message)
         self.counters["requests.here"] += 1
         try:
             if self.admission.full:
                 raise self.admission.overloaded()
             h.check(headers)
-            codec.check_shape(data, self.request_model, codec.MAX_REQUEST_BYTES)
+            if message is None:
+                codec.check_shape(data, self.request_model, codec.MAX_REQUEST_BYTES)
         except FedragError as exc:
             await self.reply_error(request, exc.wire_type, str(exc), retry_after_ms=getattr(exc, "retry_after_ms", None))
             return await request.reply
@@ -197,7 +203,8 @@ class NodeService:
             headers = request.headers or {}
             trace = headers.get(h.TRACE, "")
             budget = Budget.from_headers(headers, self.default_budget_ms)
-            message = codec.decode(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
+            message = request.message if isinstance(request, _HereRequest) and request.message is not None else \
+                codec.decode(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
             if budget.expired:
                 raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
             use = "stats" if getattr(message, "want", "hits") == "stats" else "search"
@@ -228,7 +235,11 @@ class NodeService:
             bus.errors.TooLargeError: the reply would not fit (it becomes a ``too_large`` error reply).
         """
         headers = {h.KIND: kind, **({h.TRACE: trace} if trace else {})}
-        body = codec.encode(model, limit=self._payload_limit(headers))
+        limit = self._payload_limit(headers)
+        if isinstance(request, _HereRequest) and _surely_fits(model, limit):  # a parent in this process reads it as is
+            await request.respond(model, headers)
+            return
+        body = codec.encode(model, limit=limit)
         await self._send(request, body, headers)
 
     async def reply_error(self, request: Request, error_type: str, reason: str, trace: str = "",
@@ -265,16 +276,30 @@ class NodeService:
         raise NotImplementedError
 
 
+def _surely_fits(model: pydantic.BaseModel, limit: int) -> bool:
+    """Whether a result is sure to encode within ``limit`` bytes, judged without encoding it: its passages' text,
+    metadata and vectors, and its summaries, at four bytes a character, come to less. What may not fit is encoded,
+    and held to the bound, as it would be for the broker."""
+    if not isinstance(model, SearchResult):
+        return False
+    chars = sum(len(hit.text) + len(repr(hit.metadata)) + len(hit.vector or b"") + 256
+                for hit in (*model.hits, *model.lexical))
+    chars += sum(len(summary.model_dump_json()) for summary in model.summaries)
+    return 4 * chars < limit
+
+
 class _HereRequest:
     """A request from a parent in this process: what :meth:`NodeService._serve` reads of a
     :class:`nats.micro.request.Request`, the reply kept for the parent instead of published."""
 
-    def __init__(self, data: bytes, headers: dict[str, str]) -> None:
+    def __init__(self, data: bytes, headers: dict[str, str], message: pydantic.BaseModel | None = None) -> None:
         self.data = data
         self.headers = headers
-        self.reply: asyncio.Future[tuple[bytes, dict[str, str]]] = asyncio.get_running_loop().create_future()
+        self.message = message
+        self.reply: asyncio.Future[tuple[pydantic.BaseModel | bytes, dict[str, str]]] = \
+            asyncio.get_running_loop().create_future()
 
-    async def respond(self, data: bytes, headers: dict[str, str] | None = None) -> None:
+    async def respond(self, data: pydantic.BaseModel | bytes, headers: dict[str, str] | None = None) -> None:
         if not self.reply.done():
             self.reply.set_result((data, dict(headers or {})))
 

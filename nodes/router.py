@@ -67,16 +67,17 @@ class Router(NodeService):
         withhold = self.gate.only_summaries(caller, self.path, trace) if use == "search" else False
         summarizer = self.summarizer or (Summarizer.default() if withhold else None)
         summarizing = summarizer is not None and (query.summarize != "none" or withhold) and use == "search"
-        payload = request.data
+        payload, asked = request.data, query
         if summarizing:
             budget = budget.with_reserve(budget.reserve.plus(summarizer.reserve_ms))
             if not query.vectors:
-                payload = codec.encode(query.model_copy(update={"vectors": True}))
+                asked = query.model_copy(update={"vectors": True})
+                payload = codec.encode(asked)
         outcomes = await scatter_gather(
             self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, use)}, max_leaves=self.max_leaves,
-            here=True,
+            here=True, message=asked,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
                        cap=self.gate.max_passages(caller) if use == "search" else None)
