@@ -119,7 +119,7 @@ class NodeService:
             metadata=self.describe(), stats_handler=lambda _endpoint: dict(self.counters),
         )
         await self._service.add_endpoint(name="query", subject=self.subject, handler=self._on_request)
-        if here and self.role != "gateway":  # the gateway is asked by people, over the broker only
+        if here:
             scatter.HERE[self.subject] = self.serve_here
 
     async def stop(self) -> None:
@@ -142,23 +142,28 @@ class NodeService:
         if not reply or not reply.startswith(INBOX_PREFIX):
             self._drop("no_reply" if not reply else "reply_subject")
             return
+        await self._take(request)
+        # nats.py hands a subscription's queued messages to this callback back to back, without letting the
+        # event loop run anything else while the queue is not empty: yield, so that a flood on this subject
+        # does not hold up the replies, heartbeats and work of the requests already taken on.
+        await asyncio.sleep(0)
+
+    async def _take(self, request) -> None:
+        """Steps 2 and 3: refuses ``request`` (an error reply) or takes it on in a task of its own. A request whose
+        body its parent in this process already decoded (``_HereRequest.message``) has no bytes' shape to check."""
         try:
             if self.admission.full:
                 raise self.admission.overloaded()
             h.check(request.headers)
-            codec.check_shape(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
+            if getattr(request, "message", None) is None:
+                codec.check_shape(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
         except FedragError as exc:
             await self.reply_error(request, exc.wire_type, str(exc), retry_after_ms=getattr(exc, "retry_after_ms", None))
-            await asyncio.sleep(0)  # as below
             return
         self.admission.taken()
         task = asyncio.create_task(self._serve(request))
         self._tasks.add(task)
         task.add_done_callback(self._done)
-        # nats.py hands a subscription's queued messages to this callback back to back, without letting the
-        # event loop run anything else while the queue is not empty: yield, so that a flood on this subject
-        # does not hold up the replies, heartbeats and work of the requests already taken on.
-        await asyncio.sleep(0)
 
     def _done(self, task: asyncio.Task) -> None:
         self._tasks.discard(task)
@@ -182,19 +187,7 @@ class NodeService:
             message = None
         request = _HereRequest(data, headers, message)
         self.counters["requests.here"] += 1
-        try:
-            if self.admission.full:
-                raise self.admission.overloaded()
-            h.check(headers)
-            if message is None:
-                codec.check_shape(data, self.request_model, codec.MAX_REQUEST_BYTES)
-        except FedragError as exc:
-            await self.reply_error(request, exc.wire_type, str(exc), retry_after_ms=getattr(exc, "retry_after_ms", None))
-            return await request.reply
-        self.admission.taken()
-        task = asyncio.create_task(self._serve(request))
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
+        await self._take(request)
         return await request.reply  # a parent that stops waiting leaves the work to finish, as over the broker
 
     async def _serve(self, request: Request) -> None:
@@ -203,8 +196,8 @@ class NodeService:
             headers = request.headers or {}
             trace = headers.get(h.TRACE, "")
             budget = Budget.from_headers(headers, self.default_budget_ms)
-            message = request.message if isinstance(request, _HereRequest) and request.message is not None else \
-                codec.decode(request.data, self.request_model, codec.MAX_REQUEST_BYTES)
+            message = getattr(request, "message", None) or codec.decode(request.data, self.request_model,
+                                                                         codec.MAX_REQUEST_BYTES)
             if budget.expired:
                 raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
             use = "stats" if getattr(message, "want", "hits") == "stats" else "search"

@@ -90,7 +90,8 @@ class Gateway(NodeService):
             return True
         return request._msg.reply.startswith(user_inbox(caller.iss, caller.sub) + ".")
 
-    async def start(self, nc, *, here: bool = True) -> None:
+    async def start(self, nc, *, here: bool = False) -> None:
+        """Loads the model and spaCy, then serves; only over the broker (people ask it), unless ``here``."""
         if self.embedder is None:
             loop = asyncio.get_running_loop()
             # Load the model (and spaCy) before serving, so the first question does not pay for it.
@@ -128,12 +129,12 @@ class Gateway(NodeService):
                                   fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
                                   collapse=ask.collapse, summarize="none" if closest else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None)
-        outcomes = await self._scatter(request, query, budget, trace, Answer(question=ask.question, absent=absent,
-                                                                             closest=closest))
+        why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
+        outcomes = await self._scatter(request, query, budget, trace, why)
         answer = self._merge(ask, query, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names)
         if answer.closest:
-            answer.summaries = [withdrawn(summary, grounded_refusal(answer)) for summary in answer.summaries]
+            answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         if ask.summarize != "none" and answer.error is None:
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
@@ -145,14 +146,13 @@ class Gateway(NodeService):
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)
 
-    async def _scatter(self, request, query: Query, budget: Budget, trace: str, grounded: Answer) -> list[ChildOutcome]:
-        """Asks every organization, streaming each one's result to the caller as it lands (a summary of only the
-        closest records already withdrawn, when ``grounded`` says so)."""
+    async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
+        """Asks every organization, streaming each one's result to the caller as it lands (its summaries withdrawn,
+        ``why``, when the hits are already known to be only the closest records)."""
         async def stream(outcome: ChildOutcome) -> None:
             result = outcome.result
-            if grounded.closest and result is not None and result.summaries:
-                why = grounded_refusal(grounded)
-                result = result.model_copy(update={"summaries": [withdrawn(s, why) for s in result.summaries]})
+            if why and result is not None and result.summaries:
+                result = result.model_copy(update={"summaries": withdrawn(result.summaries, why)})
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,
                               result=result)
             await self.respond(request, event, h.Kind.ORG_RESULT, trace)

@@ -74,14 +74,14 @@ class Summarizer:
             return timed_out(path, "extractive", f"the summary did not finish within {available_ms:.0f} ms")
 
 
-def withdrawn(summary: Summary, why: str) -> Summary:
-    """``summary`` once the gateway has found that the passages it read are only the closest records (they do not
-    mention what was asked, ``why``): ``insufficient``, saying nothing — a summary of them would read like an
-    answer and name patients the question is not about. What it read is still counted."""
-    if summary.status != "successful":
-        return summary
-    return Summary(path=summary.path, method=summary.method, status="insufficient", passages=summary.passages,
-                   took_ms=summary.took_ms, error=ErrorInfo(type="ungrounded", reason=why))
+def withdrawn(summaries: Sequence[Summary], why: str) -> list[Summary]:
+    """``summaries`` once the gateway has found that the passages they read are only the closest records (they do
+    not mention what was asked, ``why``): each successful one ``insufficient``, saying nothing — a summary of them
+    would read like an answer and name patients the question is not about. What each read is still counted."""
+    return [summary if summary.status != "successful" else
+            Summary(path=summary.path, method=summary.method, status="insufficient", passages=summary.passages,
+                    took_ms=summary.took_ms, error=ErrorInfo(type="ungrounded", reason=why))
+            for summary in summaries]
 
 
 def timed_out(path: str, method: Literal["extractive", "llm"], reason: str) -> Summary:
