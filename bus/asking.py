@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from bus.messages import MAX_FETCH_K, MAX_K, MAX_QUESTION_CHARS, ErrorInfo, Mode, NodeReport, SearchResult, Summarize, _Model
+from bus.messages import MAX_FETCH_K, MAX_K, MAX_QUESTION_CHARS, ErrorInfo, Hit, Mode, NodeReport, SearchResult, Summarize, _Model
 
 
 class AskRequest(_Model):
@@ -95,6 +95,9 @@ class Answer(SearchResult):
         absent: the question's concepts that no passage the caller may search mentions.
         closest: the hits are only the closest records, not evidence of what was asked: every concept
             of the question is absent, or the patient it is about is held nowhere.
+        context: the rest of the record an answer quotes whole (a reference text's, :func:`summarizer.answer.
+            quotes_whole_record`): its passages that are not among the hits, in the record's order, fetched from
+            the leaf that holds it. The answer cites them after the hits: ``[len(hits) + 1]`` is the first.
     """
 
     question: str
@@ -107,3 +110,8 @@ class Answer(SearchResult):
     terms: list[str] = Field(default_factory=list)
     absent: list[str] = Field(default_factory=list)
     closest: bool = False
+    context: list[Hit] = Field(default_factory=list)
+
+    def cited(self) -> list[Hit]:
+        """Every passage the answer may cite, in the order of its citations: the hits, then :attr:`context`."""
+        return [*self.hits, *self.context]

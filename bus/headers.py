@@ -27,8 +27,10 @@ PROOF = "Fed-Proof"
 #: The caller's second proof for the same question, good only for counting its words (the first pass of a
 #: lexical search, ``want = "stats"``): an organization that sees it cannot use it to search.
 STATS_PROOF = "Fed-Stats-Proof"
+#: The caller's third proof, good only for fetching the rest of the record an answer quotes (``want = "record"``).
+RECORD_PROOF = "Fed-Record-Proof"
 #: Which proof header a request of each use carries.
-PROOFS = {"search": PROOF, "stats": STATS_PROOF}
+PROOFS = {"search": PROOF, "stats": STATS_PROOF, "record": RECORD_PROOF}
 
 #: At most this many headers on one message.
 MAX_HEADERS = 32
@@ -101,7 +103,7 @@ def check(headers: dict[str, str] | None) -> dict[str, str]:
 
 
 def forwardable(headers: dict[str, str] | None, use: str = "search") -> dict[str, str]:
-    """The headers a node passes on to its children for a request of ``use`` (``search`` or ``stats``): the
+    """The headers a node passes on to its children for a request of ``use`` (``search``, ``stats`` or ``record``): the
     trace, the credentials and that use's proof only, from checked headers."""
     headers = headers or {}
     return {name: headers[name] for name in (TRACE, AUTHORIZATION, PROOFS[use]) if name in headers}

@@ -82,6 +82,8 @@ Mode = Literal["dense", "lexical", "hybrid"]
 
 MAX_TERMS = 64
 MAX_CONCEPTS = 16
+#: At most this many records in one ``want = "record"`` query.
+MAX_RECORDS = 8
 _Term = Annotated[str, Field(min_length=1, max_length=64)]
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
 #: the terms a passage must all hold to mention it.
@@ -134,6 +136,10 @@ class Query(_Model):
     ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
     ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
     scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`).
+
+    A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
+    them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes, when the
+    hits hold only some of its passages.
     """
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
@@ -146,10 +152,17 @@ class Query(_Model):
     summarize: Summarize = "none"
     vectors: bool = False
     mode: Mode = "dense"
-    want: Literal["hits", "stats"] = "hits"
+    want: Literal["hits", "stats", "record"] = "hits"
+    records: list[Annotated[str, Field(min_length=1, max_length=512)]] = Field(default_factory=list, max_length=MAX_RECORDS)
     terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
+
+    @model_validator(mode="after")
+    def _records_only_when_wanted(self) -> "Query":
+        if (self.want == "record") != bool(self.records):
+            raise ValueError("records are named by, and only by, a query that wants them (want = 'record')")
+        return self
 
     @model_validator(mode="after")
     def _a_unit_vector(self) -> "Query":
@@ -174,6 +187,11 @@ class Query(_Model):
     def vector(self) -> np.ndarray:
         """The embedding as a float32 numpy vector."""
         return np.frombuffer(self.embedding, dtype="<f4")
+
+    @property
+    def use(self) -> str:
+        """What the caller's proof for this query must be good for (:data:`bus.headers.PROOFS`)."""
+        return {"hits": "search", "stats": "stats", "record": "record"}[self.want]
 
 
 class PassageRef(_Model):

@@ -200,8 +200,7 @@ class NodeService:
                                                                          codec.MAX_REQUEST_BYTES)
             if budget.expired:
                 raise ExpiredError(f"request reached {self.path or self.role} with no budget left ({budget.total_ms:.0f} ms)")
-            use = "stats" if getattr(message, "want", "hits") == "stats" else "search"
-            caller = await self.gate.check(headers, message.question, self.path, trace, use)
+            caller = await self.gate.check(headers, message.question, self.path, trace, getattr(message, "use", "search"))
             if not self.may_answer(request, caller):
                 self._drop("reply_not_asker")
                 return

@@ -15,6 +15,8 @@ gateway's :class:`summarizer.answers.Answerer` within the budget the gateway kee
 hold nothing the question names (:func:`nodes.concepts.grounding`), its hits are only the closest records: the
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
 only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
+An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) gets the rest of
+its record from the organization that holds it first (:attr:`bus.asking.Answer.context`).
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.
@@ -32,7 +34,7 @@ from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
-from bus.messages import CollectionStats, ErrorInfo, Filters, Query
+from bus.messages import CollectionStats, ErrorInfo, Filters, Hit, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -43,7 +45,7 @@ from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import MIN_SCORE
+from summarizer.answer import MIN_SCORE, passage_number, quotes_whole_record, record_of, sufficient
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import kind_of
 from summarizer.summaries import withdrawn
@@ -56,6 +58,9 @@ STATS_SHARE = 0.25
 #: Questions longer than this take the long lane: one at a time, so a burst of them queues (and
 #: expires at its deadline) instead of starving short questions.
 SHORT_QUESTION_CHARS = 600
+#: At most this many passages of the record an answer quotes whole are fetched (it quotes at most
+#: :data:`summarizer.answer.MAX_SOURCE_SENTENCES` sentences of them).
+RECORD_PASSAGES = 64
 
 
 class Gateway(NodeService):
@@ -135,6 +140,9 @@ class Gateway(NodeService):
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names)
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
+        if (ask.summarize != "none" and answer.error is None and not answer.closest
+                and quotes_whole_record(answer.hits) and sufficient(answer.hits, self.answerer.min_score)):
+            answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
         if ask.summarize != "none" and answer.error is None:
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
@@ -163,6 +171,28 @@ class Gateway(NodeService):
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers), h.TRACE: trace},
             on_outcome=stream, max_leaves=self.max_leaves,
         )
+
+    async def _rest_of_record(self, request, hits: list[Hit], query: Query, budget: Budget, trace: str) -> list[Hit]:
+        """The passages of the best hit's record that are not among ``hits``, in the record's order, asked of the
+        organization that holds it (``want = "record"``: its policies and the caller's proof for it, as for any
+        question); none when it cannot say in time, and the answer quotes what the hits hold."""
+        best, headers = hits[0], request.headers or {}
+        if best.org not in self.orgs or (h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers):
+            return []  # not an organization of this gateway's, or a client that sent no proof for it
+        record = record_of(best)
+        asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="record",
+                      records=[record], k=RECORD_PASSAGES, fetch_k=RECORD_PASSAGES, collapse=False)
+        outcomes = await scatter_gather(
+            self.nc, [query_subject(best.org)], codec.encode(asked), budget_ms=budget.for_children(),
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(headers, "record"), h.TRACE: trace},
+            max_leaves=self.max_leaves,
+        )
+        result = outcomes[0].result
+        self.counters[f"records.{outcomes[0].status}"] += 1
+        have = {(hit.path, hit.id) for hit in hits}
+        rest = [hit for hit in (result.hits if result else []) if hit.path == best.path and record_of(hit) == record
+                and not hit.withheld and (hit.path, hit.id) not in have]
+        return sorted(rest, key=lambda hit: (passage_number(hit.id), hit.id))
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
                      trace: str) -> CollectionStats | None:

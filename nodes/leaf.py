@@ -5,7 +5,8 @@ are not comparable), lowers ``k`` to what the caller may read (:meth:`policies.g
 asks its retriever (:mod:`nodes.data.retrievers`) for its complete top ``k`` of what the caller may see
 (:meth:`policies.gate.Gate.visible`, per passage), counting what was hidden. A query that asks for
 ``vectors`` (a summarizing router above) gets each hit's stored vector with it. A query that wants
-``stats`` gets, instead of hits, what the passages the caller may see hold of its words.
+``stats`` gets, instead of hits, what the passages the caller may see hold of its words; one that wants a
+``record`` gets every passage of the records it names that the caller may see.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class Leaf(NodeService):
                                      f"{self.path} expects {self.retriever.dim}")
 
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
-        if query.want == "hits":
+        if query.want != "stats":
             self._check_model(query)
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")

@@ -62,11 +62,11 @@ class Router(NodeService):
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")
-        use = "stats" if query.want == "stats" else "search"
-        k = self.gate.limit_k(caller, query.k, self.path, trace) if use == "search" else query.k
-        withhold = self.gate.only_summaries(caller, self.path, trace) if use == "search" else False
+        passages = query.want != "stats"  # hits or a record's passages: what the caller may read of them
+        k = self.gate.limit_k(caller, query.k, self.path, trace) if passages else query.k
+        withhold = self.gate.only_summaries(caller, self.path, trace) if passages else False
         summarizer = self.summarizer or (Summarizer.default() if withhold else None)
-        summarizing = summarizer is not None and (query.summarize != "none" or withhold) and use == "search"
+        summarizing = summarizer is not None and (query.summarize != "none" or withhold) and query.want == "hits"
         payload, asked = request.data, query
         if summarizing:
             budget = budget.with_reserve(budget.reserve.plus(summarizer.reserve_ms))
@@ -76,11 +76,11 @@ class Router(NodeService):
         outcomes = await scatter_gather(
             self.nc, [query_subject(child) for child in self.children], payload,
             budget_ms=budget.for_children(),
-            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, use)}, max_leaves=self.max_leaves,
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, query.use)}, max_leaves=self.max_leaves,
             here=True, message=asked,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
-                       cap=self.gate.max_passages(caller) if use == "search" else None)
+                       cap=self.gate.max_passages(caller) if passages else None)
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
                                                  budget.for_own_work())

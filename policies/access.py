@@ -166,8 +166,8 @@ class Credentials:
 
     def headers(self, question: str) -> dict[str, str]:
         """The headers that carry these credentials with ``question`` (a fresh proof every time)."""
-        return {h.AUTHORIZATION: f"Bearer {self.token}", h.PROOF: self.key.prove(question),
-                h.STATS_PROOF: self.key.prove(question, use="stats")}
+        return {h.AUTHORIZATION: f"Bearer {self.token}",
+                **{header: self.key.prove(question, use=use) for use, header in h.PROOFS.items()}}
 
     @property
     def claims(self) -> dict:

@@ -9,10 +9,12 @@ the question text), ``iat`` and ``jti`` (unique). Wire format::
     Authorization: Bearer <token>
     Fed-Proof: <proof>
     Fed-Stats-Proof: <proof>
+    Fed-Record-Proof: <proof>
 
 The second proof, with the claim ``use = "stats"``, is good only for the first pass of a lexical search
-(counting what the records hold of the question's words): the gateway sends each node the proof of the
-pass it asks for, so an organization that sees the first pass cannot search with it.
+(counting what the records hold of the question's words), and the third, ``use = "record"``
+(``Fed-Record-Proof``), only for fetching the rest of the record an answer quotes: the gateway sends each
+node the proof of the request it makes, so an organization that sees one cannot use it for another.
 
 Every node checks that the proof is signed by the token's key, covers this very question, is recent,
 and has not been seen before by that node (:class:`ReplayCache`). A captured token with its proof is
@@ -90,7 +92,8 @@ class ClientKey:
         return self.key.thumbprint()
 
     def prove(self, question: str, now: float | None = None, use: str = "search") -> str:
-        """A fresh proof for ``question``, good for ``use`` only (``search``, or ``stats``: counting its words)."""
+        """A fresh proof for ``question``, good for ``use`` only (``search``; ``stats``: counting its words; ``record``:
+        the rest of a record its answer quotes)."""
         header = {"typ": PROOF_TYPE, "alg": "Ed25519", "jwk": self.key.as_dict(private=False)}
         claims = {"qd": question_digest(question), "iat": int(time.time() if now is None else now),
                   "jti": uuid.uuid4().hex, "use": use}

@@ -115,7 +115,7 @@ async def evaluate(spec: FederationSpec, state: Path, k: int) -> int:
                 sentences += sum(len(s.sentences) for s in answer.summaries)
                 relevant += sum(s.relevant for s in answer.summaries)
                 read += sum(s.passages for s in answer.summaries)
-                problems += [f"{question}: answer: {p}" for p in check(answer.answer, answer.hits, answer.summaries)]
+                problems += [f"{question}: answer: {p}" for p in check(answer.answer, answer.cited(), answer.summaries)]
                 problems += [f"{question}: summary: {p}" for p in summary_problems(answer, passages)]
             print(f"routers read {read} passages and judged {relevant} relevant "
                   f"(score at least {spec.federation.summary_min_score})")

@@ -33,8 +33,9 @@ MIN_SCORE = 0.35
 #: Sentences in an answer, and at most this many from one passage.
 MAX_SENTENCES = 8
 PER_PASSAGE = 2
-#: Sentences in an answer quoted from one reference source (:func:`from_best_source`).
-MAX_SOURCE_SENTENCES = 14
+#: Sentences in an answer quoted from one reference source (:func:`from_best_source`): on MedQuAD, whose answers
+#: are whole records, its record quoted whole up to 14 sentences scores ROUGE-L 0.87, up to 40 0.95, all of it 0.97.
+MAX_SOURCE_SENTENCES = 40
 #: A sentence this similar to the question is relevant; below it, it is left out.
 MIN_SENTENCE_SCORE = 0.25
 
@@ -61,18 +62,30 @@ def evidence_texts(hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> li
     return [" ".join(cited.get((hit.path, hit.id), [])) if hit.withheld else hit.text for hit in hits]
 
 
+def record_of(hit: Hit) -> str:
+    """The record a hit's passage was cut from."""
+    return str(hit.metadata.get("record_id") or hit.id)
+
+
+def passage_number(passage_id: str) -> int:
+    """Where a passage stands in its record: ``<record>#<n>`` is its ``n``-th (0 for an id without a number)."""
+    tail = passage_id.rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def quotes_whole_record(hits: Sequence[Hit]) -> bool:
+    """Whether an answer from ``hits`` quotes the best hit's record as it reads (:func:`from_best_source`): the
+    evidence is about no patient at all (reference texts), and the best hit's text may be read."""
+    return bool(hits) and not any(hit.patient for hit in hits) and not hits[0].withheld
+
+
 def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES) -> list[CitedSentence]:
-    """The sentences of the best hit's record, as it reads: each of its passages among the hits in order, each
-    sentence in order — what evidence that is about no patient (a reference text) answers with."""
-    def record(hit: Hit) -> str:
-        return str(hit.metadata.get("record_id") or hit.id)
-
-    def place(n: int) -> tuple[int, int]:
-        tail = hits[n - 1].id.rsplit("#", 1)[-1]
-        return (int(tail) if tail.isdigit() else 0, n)
-
-    best = record(hits[0])
-    sources = sorted((n for n, hit in enumerate(hits, 1) if record(hit) == best and not hit.withheld), key=place)
+    """The sentences of the best hit's record, as it reads: each of its passages among ``hits`` in the record's
+    order, each sentence in order — what evidence that is about no patient (a reference text) answers with.
+    ``hits`` may end with the rest of that record (:attr:`bus.asking.Answer.context`)."""
+    best = record_of(hits[0])
+    sources = sorted((n for n, hit in enumerate(hits, 1) if record_of(hit) == best and not hit.withheld),
+                     key=lambda n: (passage_number(hits[n - 1].id), n))
     said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
     return said[:max_sentences]
 
@@ -85,7 +98,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     Evidence about no patient at all (reference texts) is answered from its best source alone
     (:func:`from_best_source`): its own words, in its own order."""
     texts = evidence_texts(hits, summaries)
-    if hits and not any(hit.patient for hit in hits) and not hits[0].withheld:
+    if quotes_whole_record(hits):
         return from_best_source(hits, texts)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    for said in quotable(text, hit.patient)]

@@ -97,7 +97,7 @@ class Answerer:
         if budget.expired:
             return None
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.hits, self.embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
+            vector, evidence.cited(), self.embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

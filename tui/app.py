@@ -185,7 +185,7 @@ class FedragApp(App[None]):
         self.federation.apply(answer)
         self._draw_tree()
         closest = (answer.absent or ["what was asked"]) if answer.closest else None
-        self.query_one(EvidenceTable).show(answer.hits, closest)
+        self.query_one(EvidenceTable).show(answer.cited(), closest)  # the hits, then the rest of a record the answer quotes
         await self.query_one(AnswerView).show(answer)
 
     def _draw_tree(self) -> None:
@@ -200,7 +200,7 @@ class FedragApp(App[None]):
     @on(FederationTree.Highlighted)
     async def _node(self, event: FederationTree.Highlighted) -> None:
         """A router's summary (or a node's report) shows below the evidence when its node is highlighted."""
-        await self.query_one(PassageView).show_node(event.node, self.answer.hits if self.answer else [])
+        await self.query_one(PassageView).show_node(event.node, self.answer.cited() if self.answer else [])
 
     @on(EvidenceTable.PassageHighlighted)
     async def _passage(self, event: EvidenceTable.PassageHighlighted) -> None:

@@ -74,10 +74,10 @@ class PassageRetriever:
     """Passages and their vectors in a :class:`~nodes.data.store.LeafStore`, ranked by cosine similarity.
 
     A question that names patients this leaf holds is scored against those patients' passages directly
-    (a name narrows the set so much that the index's nearest neighbours could all be other patients');
-    otherwise candidates come from the hnswlib index in growing batches until the top k is certain,
-    and are scored exactly from the stored vectors. Lexically, every passage holding a question term is
-    scored by BM25 with the statistics the query carries, restricted to the named patients likewise.
+    (a name narrows the set so much that the index's nearest neighbours could all be other patients'), as is a
+    query for named records (``want = "record"``); otherwise candidates come from the hnswlib index in growing
+    batches until the top k is certain, and are scored exactly from the stored vectors. Lexically, every passage
+    holding a question term is scored by BM25 with the statistics the query carries, restricted likewise.
     """
 
     def __init__(self, store: LeafStore, path: str) -> None:
@@ -94,9 +94,12 @@ class PassageRetriever:
         names = list(dict.fromkeys(query.filters.patients + query.filters.candidates))
         known = self.store.known_patients(names)
         filtered = bool(known or query.filters.patients)
-        patients = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
-        bm25 = self._bm25(query, patients) if query.mode != "dense" else None
-        dense = self._dense(query, vector, visible, patients, bm25) if query.mode != "lexical" else []
+        within = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
+        if query.records:
+            records = set(self.store.labels_of_records(query.records))
+            within = records if within is None else within & records
+        bm25 = self._bm25(query, within) if query.mode != "dense" else None
+        dense = self._dense(query, vector, visible, within, bm25) if query.mode != "lexical" else []
         lexical = self._lexical(query, vector, visible, bm25) if bm25 else []
         return Retrieved(dense, known, filtered, lexical)
 
@@ -104,11 +107,11 @@ class PassageRetriever:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
         return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
-    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, patients: set[int] | None,
+    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, within: set[int] | None,
                bm25: dict[int, float] | None) -> list[Hit]:
-        if patients is not None:
+        if within is not None:
             def fetch(n: int) -> Candidates:
-                return Candidates(self._hits(sorted(patients), query, vector, visible, bm25=bm25), bound=float("-inf"),
+                return Candidates(self._hits(sorted(within), query, vector, visible, bm25=bm25), bound=float("-inf"),
                                   exhausted=True)
         else:
             def fetch(n: int) -> Candidates:
@@ -119,16 +122,16 @@ class PassageRetriever:
 
         return search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
 
-    def _bm25(self, query: Query, patients: set[int] | None) -> dict[int, float]:
-        """BM25 with the federation's statistics of every passage holding one of the question's terms (of the
-        named patients, if any), by label; empty without terms or statistics."""
+    def _bm25(self, query: Query, within: set[int] | None) -> dict[int, float]:
+        """BM25 with the federation's statistics of every passage holding one of the question's terms (``within``
+        the named patients' or records' passages, if any), by label; empty without terms or statistics."""
         stats = query.stats
         if not query.terms or stats is None or not stats.docs:
             return {}
         df = {term: stats.df.get(term, 0) for term in dict.fromkeys(query.terms)}
         return {label: lexical.bm25(tf, length, df, stats.docs, stats.length)
                 for label, (tf, length) in self.store.term_frequencies(query.terms).items()
-                if patients is None or label in patients}
+                if within is None or label in within}
 
     def _lexical(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float]) -> list[Hit]:
         """The top k by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in

@@ -236,6 +236,13 @@ class LeafStore(StoreWrites):
             rows = self._db.execute(f"SELECT label FROM passages WHERE patient_key IN ({marks})", keys).fetchall()
         return [row[0] for row in rows]
 
+    def labels_of_records(self, record_ids: list[str]) -> list[int]:
+        """The labels of every passage of the records ``record_ids``."""
+        marks = ",".join("?" * len(record_ids))
+        with self._lock:
+            rows = self._db.execute(f"SELECT label FROM passages WHERE record_id IN ({marks})", record_ids).fetchall()
+        return [row[0] for row in rows]
+
     def known_patients(self, names: list[str]) -> list[str]:
         """Those of ``names`` (as given) that some passage of this store is about."""
         keys = {patient_key(n): n for n in names if n.strip()}

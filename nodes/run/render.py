@@ -7,6 +7,7 @@ import textwrap
 from bus.client import Node
 from bus.messages import Summary
 from bus.asking import Answer, AnswerInfo, OrgResult
+from summarizer.answer import record_of
 
 
 def org_line(event: OrgResult) -> str:
@@ -36,7 +37,7 @@ def answer_info_line(info: AnswerInfo) -> str:
 
 def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
     """A router's summary: what it read, then its sentences with the hits (``[n]``) or passages they come from."""
-    place = {(hit.path, hit.id): n for n, hit in enumerate(answer.hits, 1)}
+    place = {(hit.path, hit.id): n for n, hit in enumerate(answer.cited(), 1)}
     head = (f"Summary of {summary.path} ({summary.method}, {summary.status}; "
             f"{summary.relevant} of {summary.passages} passages relevant")
     head += f", confidence {summary.confidence:.2f})" if summary.confidence is not None else ")"
@@ -81,7 +82,9 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
         lines.append("Closest records — they do not mention " + (" or ".join(answer.absent) or "what was asked") + ":")
     elif answer.absent:
         lines.append(f"(no record mentions {' or '.join(answer.absent)})")
-    for n, hit in enumerate(answer.hits, 1):
+    for n, hit in enumerate(answer.cited(), 1):
+        if n == len(answer.hits) + 1:
+            lines.append(f"The rest of the record the answer quotes ({record_of(hit)}):")
         snippet = " ".join(hit.text.split()) if not hit.withheld else "(this organization releases only summaries to you)"
         if len(snippet) > snippet_chars:
             snippet = snippet[: snippet_chars - 1] + "…"

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
+from bus import headers as h
 from bus.errors import DeniedError
+from policies.access import Credentials
 from policies.proof import ClientKey, ReplayCache, Signatures, verify_proof
 from tests.helpers.tokens import token_for
 
@@ -43,6 +45,21 @@ async def test_bad_proofs_are_denied(state, verifier, client_key, case, reason):
              "missing": None, "garbage": "x.y"}[case]
     with pytest.raises(DeniedError, match=reason):
         verify_proof(proof, who, question, ReplayCache())
+
+
+async def test_a_proof_is_good_for_its_own_use_only(state, verifier, client_key):
+    """A node that saw one request of a question (its words counted, its search, the rest of a record) cannot
+    use that proof for another: each use has a proof of its own (:data:`bus.headers.PROOFS`)."""
+    who = await identity(state, verifier, client_key)
+    question = "How is gout treated?"
+    for made in h.PROOFS:
+        proof = client_key.prove(question, use=made)
+        for other in set(h.PROOFS) - {made}:
+            with pytest.raises(DeniedError, match=f"good for '{made}', not for '{other}'"):
+                verify_proof(proof, who, question, ReplayCache(), use=other)
+        verify_proof(proof, who, question, ReplayCache(), use=made)
+    sent = Credentials("token", client_key).headers(question)
+    assert {header for header in h.PROOFS.values()} <= set(sent), "a client sends a proof for every use"
 
 
 def test_the_replay_cache_forgets_after_the_window_and_stays_bounded():
