@@ -55,6 +55,16 @@ def summary_lines(summary: Summary, answer: Answer, width: int) -> list[str]:
     return lines
 
 
+def summary_says_something(summary: Summary, answer: str) -> bool:
+    """Whether a summary is worth a paragraph under an ``answer`` (folded): it says something, or why it does not —
+    unless it read no passage at all, or was withdrawn for the reason the answer already gives."""
+    if summary.sentences:
+        return True
+    if summary.passages == 0 and summary.error is None:
+        return False
+    return not (summary.error is not None and summary.error.type == "ungrounded" and summary.error.reason.casefold() in answer)
+
+
 def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, streamed: bool = False) -> str:
     """A readable report: the answer, the routers' summaries, the hits, then coverage and every node that did not succeed.
 
@@ -73,10 +83,12 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
         lines.append("")
         for n, line in enumerate(answer.answer.splitlines()):
             lines += textwrap.wrap(line, width, initial_indent="A: " if n == 0 else "   ", subsequent_indent="   ")
-    if info is not None and answer_info_line(info):
+    said = (answer.answer or "").casefold()
+    if info is not None and answer_info_line(info) and not (info.status == "insufficient" and info.reason.casefold() in said):
         lines += textwrap.wrap(answer_info_line(info), width, initial_indent="   ", subsequent_indent="    ")
     for summary in answer.summaries:
-        lines += ["", *summary_lines(summary, answer, width)]
+        if summary_says_something(summary, said):
+            lines += ["", *summary_lines(summary, answer, width)]
     lines.append("")
     if answer.closest and answer.hits:
         lines.append("Closest records — they do not mention " + (" or ".join(answer.absent) or "what was asked") + ":")

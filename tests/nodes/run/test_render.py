@@ -1,0 +1,46 @@
+"""What ``fedrag ask`` prints (:func:`nodes.run.render.answer_text`): each thing said once, and the passages an
+answer cites after its hits listed under them with the numbers it cites them by."""
+
+from __future__ import annotations
+
+from bus.asking import Answer, AnswerInfo
+from bus.messages import ErrorInfo, Hit, Summary
+from nodes.run.render import answer_text
+from summarizer.answer import insufficient
+
+WHY = "no record searched mentions Crohn disease"
+
+
+def hit(n: int, record: str = "note-1", patient: str | None = "Ana Ruiz") -> Hit:
+    return Hit(id=f"{record}#{n}", org="hospital_a", path="hospital_a.medicine", score=0.5 - n / 100,
+               text=f"Passage {n} of {record}.", patient=patient, metadata={"record_id": record})
+
+
+def test_a_refusal_says_its_reason_once_and_summaries_of_nothing_are_left_out():
+    answer = Answer(question="Which patients have Crohn's disease?", hits=[hit(0)], closest=True, absent=["Crohn disease"],
+                    answer=insufficient(WHY), answer_info=AnswerInfo(method="extractive", status="insufficient", reason=WHY),
+                    summaries=[Summary(path="hospital_a", method="extractive", status="insufficient", passages=12,
+                                       error=ErrorInfo(type="ungrounded", reason=WHY)),
+                               Summary(path="hospital_b", method="extractive", status="insufficient", passages=0),
+                               Summary(path="hospital_c", method="extractive", status="insufficient", passages=9,
+                                       relevant=0)])
+    text = answer_text(answer)
+    assert " ".join(text.split()).casefold().count(WHY.casefold()) == 1, text
+    assert "Closest records — they do not mention Crohn disease:" in text
+    assert "Summary of hospital_a" not in text and "Summary of hospital_b" not in text, "nothing they say is new"
+    assert "Summary of hospital_c (extractive, insufficient; 0 of 9 passages relevant)" in text, \
+        "a summary that read passages and found none relevant still says so"
+
+
+def test_the_rest_of_a_quoted_record_is_listed_under_the_hits_by_the_numbers_the_answer_cites():
+    hits = [hit(1, "handout", None), hit(3, "other", None)]
+    rest = [hit(0, "handout", None), hit(2, "handout", None)]
+    answer = Answer(question="How is gout treated?", hits=hits, context=rest,
+                    answer="Passage 0 of handout. [3] Passage 1 of handout. [1] Passage 2 of handout. [4]",
+                    answer_info=AnswerInfo(method="extractive", status="successful"))
+    lines = answer_text(answer).splitlines()
+    header = lines.index("The rest of the record the answer quotes (handout):")
+    numbered = [line.split()[0] for line in lines if line.startswith("[")]
+    assert numbered == ["[1]", "[2]", "[3]", "[4]"]
+    last_hit, first_rest = "[2] 0.470  hospital_a.medicine  other#3", "[3] 0.500  hospital_a.medicine  handout#0"
+    assert lines.index(last_hit) < header < lines.index(first_rest)
