@@ -42,10 +42,22 @@ def _chunks(items: list, size: int = 900) -> Iterable[list]:
         yield items[start:start + size]
 
 
-def visible_labels(db: sqlite3.Connection, visible: Callable[[dict], bool]) -> set[int]:
-    """The labels of the passages a caller may see (``visible`` judges each passage's metadata)."""
-    rows = db.execute("SELECT label, record_id, metadata FROM passages").fetchall()
-    return {label for label, record_id, metadata in rows if visible({**json.loads(metadata), "record_id": record_id})}
+def visible_labels(db: sqlite3.Connection, visible: Callable[[dict], bool], read: dict[int, dict]) -> set[int]:
+    """The labels of the passages a caller may see (``visible`` judges each passage's metadata, with its
+    ``record_id``). ``read`` holds the metadata already parsed, by label (a label's never changes: labels are not
+    reused); it is brought in step with the passages stored now, so that no metadata is parsed twice."""
+    labels = [label for (label,) in db.execute("SELECT label FROM passages")]
+    new = [label for label in labels if label not in read]
+    for part in _chunks(new):
+        marks = ",".join("?" * len(part))
+        for label, record_id, metadata in db.execute(
+                f"SELECT label, record_id, metadata FROM passages WHERE label IN ({marks})", part):
+            read[label] = {**json.loads(metadata), "record_id": record_id}
+    if len(read) > len(labels):  # passages deleted since
+        live = set(labels)
+        for label in [label for label in read if label not in live]:
+            del read[label]
+    return {label for label in labels if label in read and visible(read[label])}
 
 
 def totals(db: sqlite3.Connection, within: set[int] | None) -> tuple[int, int]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from nodes.data.records import Record, Scalar
 from summarizer.sentences import sentences
@@ -40,7 +41,7 @@ class Passage:
     section: str | None = None
     metadata: dict[str, Scalar] = field(default_factory=dict)
 
-    @property
+    @cached_property  # a stored passage is kept and read by many searches (LeafStore.scored)
     def body(self) -> str:
         """The text without its name-and-date prefix: what copies of the same evidence share."""
         prefix = _prefix(self.patient, self.date)

@@ -20,6 +20,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 
 import Stemmer
 
@@ -64,15 +65,27 @@ def idf(df: int, docs: int) -> float:
     return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
 
 
-def bm25(tf: dict[str, int], length: int, df: dict[str, int], docs: int, total_length: int) -> float:
-    """The BM25 score of a passage with term frequencies ``tf`` and ``length`` for the question terms in ``df``,
-    in a collection of ``docs`` passages of ``total_length`` terms in all."""
+def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[str, int], int], float]:
+    """BM25 for the question terms in ``df``, in a collection of ``docs`` passages of ``total_length`` terms in all:
+    a function of a passage's term frequencies and length, each term's weight computed once. Terms are summed in
+    sorted order, so a passage scores the same bits wherever it is scored."""
     if docs <= 0:
-        return 0.0
+        return lambda tf, length: 0.0
     average = total_length / docs if total_length else 1.0
-    score = 0.0
-    for term in sorted(df):
-        f = tf.get(term, 0)
-        if f and df[term]:
-            score += idf(df[term], docs) * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * length / average))
+    weights = [(term, idf(df[term], docs)) for term in sorted(df) if df[term]]
+
+    def score(tf: dict[str, int], length: int) -> float:
+        norm = K1 * (1.0 - B + B * length / average)
+        total = 0.0
+        for term, weight in weights:
+            f = tf.get(term, 0)
+            if f:
+                total += weight * f * (K1 + 1.0) / (f + norm)
+        return total
+
     return score
+
+
+def bm25(tf: dict[str, int], length: int, df: dict[str, int], docs: int, total_length: int) -> float:
+    """The BM25 score of one passage with term frequencies ``tf`` and ``length`` (see :func:`scorer`)."""
+    return scorer(df, docs, total_length)(tf, length)

@@ -129,7 +129,8 @@ class PassageRetriever:
         if not query.terms or stats is None or not stats.docs:
             return {}
         df = {term: stats.df.get(term, 0) for term in dict.fromkeys(query.terms)}
-        return {label: lexical.bm25(tf, length, df, stats.docs, stats.length)
+        score = lexical.scorer(df, stats.docs, stats.length)
+        return {label: score(tf, length)
                 for label, (tf, length) in self.store.term_frequencies(query.terms).items()
                 if within is None or label in within}
 
@@ -153,14 +154,14 @@ class PassageRetriever:
         similarity, with both (BM25 when ``bm25`` is given: 0 for a passage without the question's words) and,
         if the query asks, their vectors."""
         hits = []
+        org = org_of(self.path)
         for label, passage, similarity, stored in self.store.scored(labels, vector):
             metadata = {**passage.metadata, "record_id": passage.record_id}
             if visible(metadata):
                 words = None if bm25 is None else bm25.get(label, 0.0)
-                hits.append(Hit(id=passage.id, org=org_of(self.path), path=self.path,
-                                score=words if ranked_by_bm25 else similarity, text=passage.text,
-                                patient=passage.patient, metadata=metadata, digest=digest(passage.body, passage.patient),
-                                similarity=similarity, bm25=words,
+                hits.append(Hit(id=passage.id, org=org, path=self.path, score=words if ranked_by_bm25 else similarity,
+                                text=passage.text, patient=passage.patient, metadata=metadata,
+                                digest=digest(passage.body, passage.patient), similarity=similarity, bm25=words,
                                 vector=np.asarray(stored, dtype="<f4").tobytes() if query.vectors else None))
         return hits
 

@@ -47,6 +47,10 @@ log = logging.getLogger(__name__)
 #: How many passages (with their vectors) a store keeps in memory for scoring (:meth:`LeafStore.scored`): a
 #: passage under a label never changes (labels are never reused), so what a search read once is not read again.
 CACHED_PASSAGES = 20_000
+#: How many postings (a term's passage and its frequency there) a store keeps in memory for the lexical index, the
+#: terms of recent questions first (:meth:`LeafStore.term_stats`, :meth:`LeafStore.term_frequencies`). They are
+#: forgotten when the index follows a change, so lexical search sees what dense search does.
+CACHED_POSTINGS = 250_000
 
 #: Bumped when the saved layout changes.
 STORE_FORMAT = 3
@@ -71,6 +75,10 @@ class LeafStore(StoreWrites):
         self.index = VectorIndex(dim)
         self._applied = 0  # the last logged change the index in memory includes
         self._cached: OrderedDict[int, tuple[Passage, np.ndarray]] = OrderedDict()  # label -> passage, vector (LRU)
+        self._metadata: dict[int, dict] = {}  # label -> its metadata with its record_id, as policies judge them
+        self._postings: OrderedDict[str, dict[int, int]] = OrderedDict()  # term -> label -> frequency (LRU)
+        self._posted = 0  # how many postings that holds
+        self._lengths: dict[int, int] = {}  # label -> its length in terms
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -184,6 +192,10 @@ class LeafStore(StoreWrites):
         with self._lock:
             for label in gone:
                 self._cached.pop(label, None)
+                self._lengths.pop(label, None)
+            if gone or added:
+                self._postings.clear()
+                self._posted = 0
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
@@ -262,9 +274,9 @@ class LeafStore(StoreWrites):
         alternatives). ``visible`` judges a passage by its metadata; ``None``: every passage is visible."""
         needed = sorted(set(terms) | {term for concept in concepts for option in concept for term in option})
         with self._lock:
-            within = None if visible is None else _lexicon.visible_labels(self._db, visible)
+            within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
             docs, length = _lexicon.totals(self._db, within)
-            postings = _lexicon.postings(self._db, needed)
+            postings = self._term_postings(needed)
 
         def seen(labels: set[int]) -> int:
             return len(labels if within is None else labels & within)
@@ -278,12 +290,30 @@ class LeafStore(StoreWrites):
             mentions.append(seen(holding))
         return docs, length, df, mentions
 
+    def _term_postings(self, terms: list[str]) -> dict[str, dict[int, int]]:
+        """Each of ``terms``' postings, from memory or read (under the lock); shared: not to be changed."""
+        missing = [term for term in terms if term not in self._postings]
+        if missing:
+            for term, found in _lexicon.postings(self._db, missing).items():
+                self._postings[term] = found
+                self._posted += len(found)
+        for term in terms:
+            self._postings.move_to_end(term)
+        wanted = {term: self._postings[term] for term in terms}
+        while self._posted > CACHED_POSTINGS and len(self._postings) > len(wanted):
+            _, found = self._postings.popitem(last=False)
+            self._posted -= len(found)
+        return wanted
+
     def term_frequencies(self, terms: list[str]) -> dict[int, tuple[dict[str, int], int]]:
         """Every passage holding one of ``terms``: how often it holds each, and its length in terms."""
         with self._lock:
-            postings = _lexicon.postings(self._db, list(dict.fromkeys(terms)))
+            postings = self._term_postings(list(dict.fromkeys(terms)))
             labels = {label for found in postings.values() for label in found}
-            lengths = _lexicon.lengths(self._db, labels)
+            unknown = [label for label in labels if label not in self._lengths]
+            if unknown:
+                self._lengths.update(_lexicon.lengths(self._db, unknown))
+            lengths = self._lengths
         frequencies: dict[int, dict[str, int]] = {}
         for term, found in postings.items():
             for label, tf in found.items():

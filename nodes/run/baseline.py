@@ -166,7 +166,8 @@ class CentralIndex:
         df = {term: sum(1 for tf, _ in counts if term in tf) for term in dict.fromkeys(terms)}
         total = sum(length for _, length in counts)
         wanted = {patient_key(name) for name in patients} if patients else None
-        return {row: lexical.bm25(tf, length, df, len(counts), total) for row, (tf, length) in enumerate(counts)
+        score = lexical.scorer(df, len(counts), total)
+        return {row: score(tf, length) for row, (tf, length) in enumerate(counts)
                 if any(term in tf for term in df) and (wanted is None or patient_key(self.passages[row].patient) in wanted)}
 
     def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,

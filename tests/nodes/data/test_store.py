@@ -175,6 +175,26 @@ def test_a_passage_read_once_is_kept_and_a_change_is_seen_at_once(tmp_path, data
     assert "n1" not in found and "palpitations" in found["n3"], "the new text, at once"
 
 
+def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, embedder):
+    """Postings, lengths and metadata read once are kept (the next question's words are not read again), and a
+    write is seen by the next search as it is by the vector index."""
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    chest = store.term_frequencies(["chest"])
+    assert {store.passages([label])[label].record_id for label in chest} == {"n1", "n3"}
+    docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
+    assert (docs, df) == (2, {"chest": 1, "holter": 0})
+    store._db.execute("DELETE FROM terms WHERE term = 'chest'")  # behind the store's back: kept postings are not read again
+    assert store.term_frequencies(["chest"]) == chest
+    store._db.execute("INSERT INTO terms SELECT 'chest', label, tf FROM terms WHERE term = 'pain'")  # and put back
+    store.apply([Record("n3", "CHIEF COMPLAINT: palpitations.\n\nPLAN: Holter monitor.", "Bo Chen"),
+                 Record("n4", "Chest wall tenderness on palpation.", "Cy Diaz")], ["n1"], lambda: embedder)
+    now = store.term_frequencies(["chest", "holter"])
+    assert sorted(store.passages([label])[label].record_id for label in now) == ["n3", "n4"], \
+        "the deleted and the changed passages are gone, the new ones there"
+    docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
+    assert (docs, df) == (2, {"chest": 1, "holter": 0}), "n2 and n4 visible; n4 holds 'chest', n3's 'holter' hidden"
+
+
 def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_records(tmp_path, data, embedder):
     with open(data, "a") as fh:
         fh.write("{broken\n")
