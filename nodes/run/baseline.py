@@ -63,31 +63,53 @@ def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
         StoreError: a leaf's store has not been built yet (start the federation once first), or
             the leaves were built with different models.
     """
+    return resplit(spec, folder, "central", {"central": 0}, spec.federation.deadline_ms)
+
+
+def resplit(spec: FederationSpec, folder: Path, name: str, orgs: dict[str, int], deadline_ms: int) -> FederationSpec:
+    """A federation ``name`` of the organizations ``orgs`` (each with that many leaves, ``u0``, ``u1`` …; 0: the
+    organization is itself one leaf) holding every record of ``spec``'s leaves, dealt in turn over its leaves, ids
+    prefixed with their leaf path (:func:`key`), and built with the vectors ``spec``'s leaves computed (nothing is
+    embedded again). Open: no identities.
+
+    Raises:
+        StoreError: as :func:`central_spec`.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    data = folder / "central.jsonl"
+    leaves = [f"{org}.u{n}" if count else org for org, count in orgs.items() for n in range(max(count, 1))]
+    files = {leaf: open(folder / f"{leaf}.jsonl", "w", encoding="utf-8") for leaf in leaves}
     vectors: dict[str, np.ndarray] = {}
     fingerprints = set()
-    with open(data, "w", encoding="utf-8") as fh:
+    dealt = 0
+    try:
         for path in spec.leaves():
             store = LeafStore.existing(spec.leaf_folder(path))
             fingerprints.add(store.fingerprint)
             passages, matrix = store.all_vectors()
             vectors.update({p.text: v for p, v in zip(passages, matrix)})
             for record in store.iter_records():
-                fh.write(json.dumps({"id": key(path, record.id), "text": record.text, "patient": record.patient,
-                                     "date": record.date, "metadata": record.metadata}) + "\n")
+                files[leaves[dealt % len(leaves)]].write(json.dumps(
+                    {"id": key(path, record.id), "text": record.text, "patient": record.patient, "date": record.date,
+                     "metadata": record.metadata}) + "\n")
+                dealt += 1
             store.close()
+    finally:
+        for fh in files.values():
+            fh.close()
     if len(fingerprints) != 1:
         raise StoreError(f"leaves were built with different models: {sorted(fingerprints)}")
-    spec_path = folder / "central.toml"
-    spec_path.write_text(f'[federation]\nname = "central"\nstate_dir = "state"\n'
-                         f'deadline_ms = {spec.federation.deadline_ms}\n[orgs.central]\ndata = "central.jsonl"\n')
-    central = FederationSpec.load(spec_path)
+    lines = ["[federation]", f'name = "{name}"', 'state_dir = "state"', f"deadline_ms = {deadline_ms}"]
+    for leaf in leaves:
+        lines += [f"[orgs.{leaf.replace('.', '.units.')}]", f'data = "{leaf}.jsonl"']
+    spec_path = folder / f"{name}.toml"
+    spec_path.write_text("\n".join(lines) + "\n")
+    made = FederationSpec.load(spec_path)
     known = _KnownVectors(fingerprints.pop(), vectors)
-    store, _, _ = open_leaf(central.leaf_folder("central"), central.leaves()["central"].source(), known.fingerprint,
-                            lambda: known, path="central", verbose=False)
-    store.close()
-    return central
+    for path, node in made.leaves().items():
+        store, _, _ = open_leaf(made.leaf_folder(path), node.source(), known.fingerprint, lambda: known, path=path,
+                                verbose=False)
+        store.close()
+    return made
 
 
 class CentralIndex:
