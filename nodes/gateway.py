@@ -34,7 +34,7 @@ from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
-from bus.messages import CollectionStats, ErrorInfo, Filters, Hit, Query
+from bus.messages import FETCH_K, CollectionStats, ErrorInfo, Filters, Hit, Query
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -69,7 +69,7 @@ class Gateway(NodeService):
     role = "gateway"
     request_model = AskRequest
 
-    def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = 50,
+    def __init__(self, orgs: list[str], embedder_factory: Callable, *, k: int = 10, fetch_k: int = FETCH_K,
                  default_budget_ms: float = 2000.0, use_spacy: bool = True, leaves: dict[str, int] | None = None,
                  gate: Gate | None = None, subject: str = ASK, answer_min_score: float = MIN_SCORE, llm=None,
                  admission: Admission | None = None) -> None:

@@ -113,7 +113,7 @@ class LabelledSet:
     def spec_text(self) -> str:
         """The spec of :attr:`orgs` as a federation with no identities."""
         lines = [f"# Written by `fedrag eval {self.name}`: the labelled set as an open federation.", "[federation]",
-                 f'name = "{self.name}"', f"deadline_ms = {DEADLINE_MS}", "k = 10", "fetch_k = 50", 'state_dir = "state"', ""]
+                 f'name = "{self.name}"', f"deadline_ms = {DEADLINE_MS}", "k = 10", 'state_dir = "state"', ""]
         for org in self.orgs:
             if self.leaves == 1:
                 lines += [f"[orgs.{org}]", f'data = "data/{org}.jsonl"', ""]

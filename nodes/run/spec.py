@@ -6,7 +6,7 @@ Example::
     name = "demo"
     deadline_ms = 3000      # default budget of a question
     k = 10                  # hits returned
-    fetch_k = 50            # candidates each leaf takes from its index before filtering
+    fetch_k = 20            # candidates each leaf takes from its index at first (it takes more until sure)
     answer_min_score = 0.35 # below this best score, an answer says the evidence is not enough
     summary_min_score = 0.4 # routers summarize only passages scoring this much
     summary_tokens = 200    # about how long a router's summary is
@@ -71,6 +71,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus.errors import SpecError
+from bus.messages import FETCH_K, MAX_FETCH_K
 from bus.subjects import validate_path, within
 from nodes.data import loaders, retrievers
 from nodes.data.chunking import DEFAULT_MAX_CHARS
@@ -148,7 +149,7 @@ class Settings(BaseModel):
     name: str = "federation"
     deadline_ms: int = Field(3000, ge=1, le=600_000)
     k: int = Field(10, ge=1, le=1000)
-    fetch_k: int = Field(50, ge=1, le=10_000)
+    fetch_k: int = Field(FETCH_K, ge=1, le=MAX_FETCH_K)
     answer_min_score: float = Field(0.35, ge=-1.0, le=1.0)
     summary_min_score: float = Field(0.4, ge=-1.0, le=1.0)  # summarizer.extractive.MIN_SCORE
     summary_tokens: int = Field(200, ge=20, le=4_000)
