@@ -129,6 +129,13 @@ class CollectionStats(_Model):
 Summarize = Literal["none", "extractive", "llm"]
 
 
+class RecordRef(_Model):
+    """A record at a leaf: the leaf's path and the record's id there."""
+
+    path: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=512)
+
+
 class Query(_Model):
     """A retrieval request travelling down the tree.
 
@@ -143,8 +150,9 @@ class Query(_Model):
     scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`).
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
-    them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes, when the
-    hits hold only some of its passages.
+    them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. Like the
+    other passes it goes to every organization, so that each one's gate sees (and spends) the caller's proof for
+    it — none can use it elsewhere — but only the routers above a named record's leaf pass it on.
     """
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
@@ -158,7 +166,7 @@ class Query(_Model):
     vectors: bool = False
     mode: Mode = "dense"
     want: Literal["hits", "stats", "record"] = "hits"
-    records: list[Annotated[str, Field(min_length=1, max_length=512)]] = Field(default_factory=list, max_length=MAX_RECORDS)
+    records: list[RecordRef] = Field(default_factory=list, max_length=MAX_RECORDS)
     terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None

@@ -214,6 +214,8 @@ async def scatter_gather(
     Returns:
         One outcome per subject, in the order of ``subjects``.
     """
+    if not subjects:  # no child to ask (a router above none of the records a query names)
+        return []
     if budget_ms <= 0:  # nothing left to give: the children are never asked
         return [ChildOutcome(s, "expired", 0.0, error=ErrorInfo(type="expired", reason="no budget left to ask it"))
                 for s in subjects]

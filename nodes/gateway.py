@@ -34,7 +34,7 @@ from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
-from bus.messages import FETCH_K, CollectionStats, ErrorInfo, Filters, Hit, Query
+from bus.messages import FETCH_K, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -173,7 +173,7 @@ class Gateway(NodeService):
         )
 
     async def _rest_of_record(self, request, hits: list[Hit], query: Query, budget: Budget, trace: str) -> list[Hit]:
-        """The passages of the best hit's record that are not among ``hits``, in the record's order, asked of the
+        """The passages of the best hit's record that are not among ``hits``, in the record's order, from the
         organization that holds it (``want = "record"``: its policies and the caller's proof for it, as for any
         question); none when it cannot say in time, and the answer quotes what the hits hold."""
         best, headers = hits[0], request.headers or {}
@@ -181,17 +181,20 @@ class Gateway(NodeService):
             return []  # not an organization of this gateway's, or a client that sent no proof for it
         record = record_of(best)
         asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="record",
-                      records=[record], k=RECORD_PASSAGES, fetch_k=RECORD_PASSAGES, collapse=False)
+                      records=[RecordRef(path=best.path, id=record)], k=RECORD_PASSAGES, fetch_k=RECORD_PASSAGES,
+                      collapse=False)
+        # every organization is asked, as in the other passes, so that each spends the caller's proof for it: one
+        # that received it could otherwise ask another organization for records with it
         outcomes = await scatter_gather(
-            self.nc, [query_subject(best.org)], codec.encode(asked), budget_ms=budget.for_children(),
+            self.nc, [query_subject(org) for org in self.orgs], codec.encode(asked), budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(headers, "record"), h.TRACE: trace},
             max_leaves=self.max_leaves,
         )
-        result = outcomes[0].result
-        self.counters[f"records.{outcomes[0].status}"] += 1
+        holder = next(outcome for outcome in outcomes if path_of(outcome.subject) == best.org)
+        self.counters[f"records.{holder.status}"] += 1
         have = {(hit.path, hit.id) for hit in hits}
-        rest = [hit for hit in (result.hits if result else []) if hit.path == best.path and record_of(hit) == record
-                and not hit.withheld and (hit.path, hit.id) not in have]
+        rest = [hit for hit in (holder.result.hits if holder.result else []) if hit.path == best.path
+                and record_of(hit) == record and not hit.withheld and (hit.path, hit.id) not in have]
         return sorted(rest, key=lambda hit: (passage_number(hit.id), hit.id))
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget,

@@ -59,6 +59,13 @@ class Router(NodeService):
         return {**super().describe(), "children": ",".join(self.children),
                 "summarize": self.summarizer.method if self.summarizer else "none"}
 
+    def _asked(self, query: Query) -> list[str]:
+        """The children a query goes to: all of them, or for a record's passages those above its leaf (none, here,
+        if it is not in this subtree: the request was still checked, and its proof spent, at this router)."""
+        if query.want != "record":
+            return self.children
+        return [child for child in self.children if any(_above(child, ref.path) for ref in query.records)]
+
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()
         trace = (request.headers or {}).get(h.TRACE, "")
@@ -74,7 +81,7 @@ class Router(NodeService):
                 asked = query.model_copy(update={"vectors": True})
                 payload = codec.encode(asked)
         outcomes = await scatter_gather(
-            self.nc, [query_subject(child) for child in self.children], payload,
+            self.nc, [query_subject(child) for child in self._asked(query)], payload,
             budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, query.use)}, max_leaves=self.max_leaves,
             here=True, message=asked,
@@ -97,6 +104,11 @@ class Router(NodeService):
         self.counters["queries"] += 1
         self.counters["partial"] += int(result.partial)
         return result
+
+
+def _above(child: str, path: str) -> bool:
+    """Whether ``path`` is ``child`` or in its subtree."""
+    return path == child or path.startswith(child + ".")
 
 
 def _withheld(hit: Hit) -> Hit:

@@ -96,7 +96,7 @@ class PassageRetriever:
         filtered = bool(known or query.filters.patients)
         within = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
         if query.records:
-            records = set(self.store.labels_of_records(query.records))
+            records = set(self.store.labels_of_records([ref.id for ref in query.records if ref.path == self.path]))
             within = records if within is None else within & records
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         dense = self._dense(query, vector, visible, within, bm25) if query.mode != "lexical" else []

@@ -9,7 +9,7 @@ import json
 from bus.client import ask
 from bus.connection import connect
 from bus.asking import AskRequest
-from bus.messages import Query
+from bus.messages import Query, RecordRef
 from nodes.run.federation import launched
 from nodes.run.spec import FederationSpec
 from summarizer.answer import check, passage_number, record_of
@@ -57,12 +57,18 @@ async def test_an_answer_from_a_reference_text_quotes_its_whole_record(tmp_path,
     async with launched(spec, nats_server.url, processes=False, verbose=False,
                         embedder_factory=lambda: embedder) as running:
         nc = await connect(running.url, "record-test")
+        nodes = {node.path: node for org in ("clinic_a", "clinic_b") for node in running.federation.nodes(org)}
         try:
+            before = {path: node.counters["queries"] for path, node in nodes.items()}
             answer = await ask(nc, AskRequest(question="How is gout treated?", k=2, summarize="extractive"))
+            asked = {path: node.counters["queries"] - before[path] for path, node in nodes.items()}
             everything = await ask(nc, AskRequest(question="How is gout treated?", k=20, summarize="extractive"))
             plain = await ask(nc, AskRequest(question="How is gout treated?", k=2))
         finally:
             await nc.drain()
+    assert asked == {"clinic_a": 3, "clinic_b": 3, "clinic_a.handouts": 2, "clinic_b.handouts": 1}, \
+        "words counted, the search, then the record: every organization's router checks it (and spends the " \
+        "proof for it), only the leaf that holds it reads (a leaf counts the first pass apart)"
     best = answer.hits[0]
     assert best.path == "clinic_a.handouts" and record_of(best) == "gout", answer.hits
     assert len(answer.hits) == 2 and answer.context, "the hits hold only some of the record: the rest is fetched"
@@ -85,8 +91,9 @@ async def test_an_answer_from_a_reference_text_quotes_its_whole_record(tmp_path,
 
 def test_a_record_query_names_records_and_only_it_does():
     vector = b"\x00\x00\x80\x3f" + b"\x00" * 12  # the unit vector (1, 0, 0, 0)
-    Query(question="q", embedding=vector, model="m", want="record", records=["gout"])
-    for fields in ({"want": "record"}, {"records": ["gout"]}, {"want": "stats", "records": ["gout"]}):
+    gout = [RecordRef(path="clinic_a.handouts", id="gout")]
+    Query(question="q", embedding=vector, model="m", want="record", records=gout)
+    for fields in ({"want": "record"}, {"records": gout}, {"want": "stats", "records": gout}):
         try:
             Query(question="q", embedding=vector, model="m", **fields)
         except ValueError as exc:
