@@ -31,8 +31,8 @@ MAX_K = 1_000
 MAX_FETCH_K = 10_000
 #: How many candidates a leaf takes from its index at first, before filters and collapsing; it takes more, in
 #: growing batches, until its top k is certain (:func:`nodes.data.topk.search_complete`), so this trades a
-#: second batch now and then against scoring candidates it does not need (at 20, a demo leaf's search takes
-#: two thirds of the CPU it took at 50).
+#: second batch now and then against scoring candidates it does not need (at 20, a demo leaf's dense search
+#: takes two thirds of the CPU it took at 50).
 FETCH_K = 20
 
 Scalar = Union[str, int, float, bool, None]

@@ -15,8 +15,8 @@ gateway's :class:`summarizer.answers.Answerer` within the budget the gateway kee
 hold nothing the question names (:func:`nodes.concepts.grounding`), its hits are only the closest records: the
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
 only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
-An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) gets the rest of
-its record from the organization that holds it first (:attr:`bus.asking.Answer.context`).
+An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest
+of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`).
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.

@@ -7,7 +7,8 @@ process (broker apart) — 64 organization processes would each load the embeddi
 demo's questions one after another (p50/p99, hybrid ranking, retrieval only; a first, untimed round warms every
 federation alike: the embedder remembers the questions' vectors), then by ``--clients`` closed-loop
 clients for ``--seconds`` (answers per second). Beside them, in the same run: the centralized baseline (the
-same passages in one leaf, same broker path) and a bare NATS request/reply (an echo, no work at all). Every
+same passages in one leaf, same broker path) and a bare NATS request/reply (an echo on a broker of its own, no
+work at all). Every
 federated top 10 is checked against an exact centralized index over the same passages.
 
 Prints a table (``--json``: the figures as JSON) and writes a PNG of latency against organizations next to
@@ -31,17 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bus.asking import AskRequest  # noqa: E402
-from bus.client import ask  # noqa: E402
-from bus.connection import connect  # noqa: E402
-from nodes.data import embedder as emb  # noqa: E402
-from nodes.demo.federation import prepare  # noqa: E402
-from nodes.run.assemble import build_leaves  # noqa: E402
-from nodes.run.baseline import CentralIndex, central_spec, resplit  # noqa: E402
-from nodes.run.federation import launched  # noqa: E402
-from nodes.run.spec import FederationSpec  # noqa: E402
+from bus.asking import AskRequest
+from bus.client import ask
+from bus.connection import connect
+from bus.server import NatsServer
+from nodes.data import embedder as emb
+from nodes.demo.federation import prepare
+from nodes.run.assemble import build_leaves
+from nodes.run.baseline import CentralIndex, central_spec, resplit
+from nodes.run.federation import launched
+from nodes.run.spec import FederationSpec
 
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
@@ -109,11 +109,6 @@ async def bare_request_reply(url: str, n: int = 500) -> dict:
     return {"p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99)}
 
 
-async def bare(spec: FederationSpec) -> dict:
-    async with launched(spec, processes=False, verbose=False, embedder_factory=emb.shared) as running:
-        return await bare_request_reply(running.url)
-
-
 def plot(figures: dict, out: Path) -> str:
     """Writes latency against organizations as a PNG at ``out``; says where, or why not."""
     try:
@@ -176,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {n} organizations, {row['leaves']} leaves: p50 {row['p50_ms']:.1f} ms", file=sys.stderr)
         central = central_spec(demo, Path(tmp) / "central")
         figures["centralized"] = asyncio.run(measure(central, questions, args.repeat, args.clients, args.seconds))
-        figures["bare"] = asyncio.run(bare(central))
+        with NatsServer(jetstream=False) as broker:
+            figures["bare"] = asyncio.run(bare_request_reply(broker.url))
     said = plot(figures, Path(args.out))
     if args.json:
         print(json.dumps({**figures, "plot": said}, indent=2))

@@ -39,6 +39,7 @@ MAX_SOURCE_SENTENCES = 40
 #: A sentence this similar to the question is relevant; below it, it is left out.
 MIN_SENTENCE_SCORE = 0.25
 
+_NUMBERED = re.compile(r"#(\d+)$")
 _CITED = re.compile(r"(?P<text>\S.*?) \[(?P<n>\d+)\](?=\s|$)")
 
 
@@ -62,15 +63,21 @@ def evidence_texts(hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> li
     return [" ".join(cited.get((hit.path, hit.id), [])) if hit.withheld else hit.text for hit in hits]
 
 
+def record_of_passage(passage_id: str) -> str:
+    """The record a passage id belongs to (a record cut into several passages numbers them ``<record>#<n>``)."""
+    return _NUMBERED.sub("", passage_id)
+
+
 def record_of(hit: Hit) -> str:
-    """The record a hit's passage was cut from."""
-    return str(hit.metadata.get("record_id") or hit.id)
+    """The record a hit's passage was cut from: its ``record_id``, or what its id says (a withheld hit has no
+    metadata)."""
+    return str(hit.metadata.get("record_id") or record_of_passage(hit.id))
 
 
 def passage_number(passage_id: str) -> int:
     """Where a passage stands in its record: ``<record>#<n>`` is its ``n``-th (0 for an id without a number)."""
-    tail = passage_id.rsplit("#", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
+    numbered = _NUMBERED.search(passage_id)
+    return int(numbered[1]) if numbered else 0
 
 
 def quotes_whole_record(hits: Sequence[Hit]) -> bool:

@@ -10,7 +10,7 @@ BM25 (k1 = 1.2, b = 0.75) needs collection statistics: how many passages there a
 and how many contain each term. A federation computes them as one index would (as Elasticsearch's
 ``dfs_query_then_fetch`` does): each leaf counts what the caller may see, routers and the gateway add
 the counts up, and every leaf then scores with those sums (:class:`bus.messages.CollectionStats`), so a
-passage's score does not depend on how records are split over leaves. :func:`bm25` is the one formula
+passage's score does not depend on how records are split over leaves. :func:`scorer` is the one formula
 every side uses, term by term in sorted order, so the floats are the same bit for bit.
 """
 
@@ -85,7 +85,3 @@ def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[s
 
     return score
 
-
-def bm25(tf: dict[str, int], length: int, df: dict[str, int], docs: int, total_length: int) -> float:
-    """The BM25 score of one passage with term frequencies ``tf`` and ``length`` (see :func:`scorer`)."""
-    return scorer(df, docs, total_length)(tf, length)

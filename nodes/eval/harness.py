@@ -33,6 +33,7 @@ from nodes.run.baseline import CentralIndex
 from nodes.run.federation import launched
 from nodes.run.spec import FederationSpec
 from policies.access import Credentials, connect_as
+from summarizer.answer import record_of, record_of_passage
 
 #: The ranking modes a question can be asked in (:class:`bus.asking.AskRequest`'s ``mode``).
 MODES = ("dense", "lexical", "hybrid")
@@ -42,18 +43,13 @@ ASK_DEADLINE_MS = 60_000
 _CITATION = re.compile(r"\s*\[\d+\]")
 
 
-def record_of(passage_id: str) -> str:
-    """The record a passage id belongs to (a record cut into several passages numbers them ``<record>#<n>``)."""
-    return re.sub(r"#\d+$", "", passage_id)
-
-
 def ranked_records(hits: Sequence[Hit]) -> list[str]:
     """The records the hits stand for, in rank order: each hit's record, then the records of the copies of
     its text it collapsed (they hold the same words); repeats are left for the metrics to skip."""
     records = []
     for hit in hits:
-        records.append(str(hit.metadata.get("record_id") or record_of(hit.id)))
-        records += [record_of(copy.id) for copy in hit.duplicates]
+        records.append(record_of(hit))
+        records += [record_of_passage(copy.id) for copy in hit.duplicates]
     return records
 
 

@@ -86,14 +86,14 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
     said = (answer.answer or "").casefold()
     if info is not None and answer_info_line(info) and not (info.status == "insufficient" and info.reason.casefold() in said):
         lines += textwrap.wrap(answer_info_line(info), width, initial_indent="   ", subsequent_indent="    ")
+    if answer.absent and not answer.closest:  # said under the answer, which answers only the rest of the question
+        lines.append(f"   (no record mentions {' or '.join(answer.absent)})")
     for summary in answer.summaries:
         if summary_says_something(summary, said):
             lines += ["", *summary_lines(summary, answer, width)]
     lines.append("")
     if answer.closest and answer.hits:
         lines.append("Closest records — they do not mention " + (" or ".join(answer.absent) or "what was asked") + ":")
-    elif answer.absent:
-        lines.append(f"(no record mentions {' or '.join(answer.absent)})")
     for n, hit in enumerate(answer.cited(), 1):
         if n == len(answer.hits) + 1:
             lines.append(f"The rest of the record the answer quotes ({record_of(hit)}):")

@@ -36,9 +36,9 @@ def test_bm25_by_hand():
     average = total / docs
     expected = (idf_cough * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 4 / average))
                 + idf_fever * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 4 / average)))
-    assert lexical.bm25({"fever": 2, "cough": 1}, 4, df, docs, total) == pytest.approx(expected, rel=1e-12)
-    assert lexical.bm25({"rash": 3}, 4, df, docs, total) == 0.0
-    assert lexical.bm25({"fever": 1}, 4, df, 0, 0) == 0.0
+    assert lexical.scorer(df, docs, total)({"fever": 2, "cough": 1}, 4) == pytest.approx(expected, rel=1e-12)
+    assert lexical.scorer(df, docs, total)({"rash": 3}, 4) == 0.0
+    assert lexical.scorer(df, 0, 0)({"fever": 1}, 4) == 0.0
 
 
 class Fixed:

@@ -11,6 +11,7 @@ from bus.messages import Hit, PassageRef
 from nodes.data.records import Record
 from nodes.eval import harness
 from nodes.eval.sets import LabelledSet, Question
+from summarizer.answer import record_of_passage
 
 #: Short records on topics far apart, so each question's gold record is the one it is about.
 TOPICS = {
@@ -97,7 +98,7 @@ def test_ranked_records_skip_nothing_and_list_collapsed_copies_after_their_hit()
 
     hits = [hit("a#0", "a"), hit("b", "b", ["c#2", "d"]), hit("a#1", "a")]
     assert harness.ranked_records(hits) == ["a", "b", "c", "d", "a"]
-    assert harness.record_of("x/rec-1#12") == "x/rec-1" and harness.record_of("rec#a") == "rec#a"
+    assert record_of_passage("x/rec-1#12") == "x/rec-1" and record_of_passage("rec#a") == "rec#a"
 
 
 def test_answers_lose_their_citations_and_people_are_found_by_name():
