@@ -87,12 +87,15 @@ Mode = Literal["dense", "lexical", "hybrid"]
 
 MAX_TERMS = 64
 MAX_CONCEPTS = 16
+#: At most this many ways to mention one concept (its words, synonyms, the drugs of a kind).
+MAX_ALTERNATIVES = 24
 #: At most this many records in one ``want = "record"`` query.
 MAX_RECORDS = 8
 _Term = Annotated[str, Field(min_length=1, max_length=64)]
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
 #: the terms a passage must all hold to mention it.
-_Concept = Annotated[list[Annotated[list[_Term], Field(min_length=1, max_length=8)]], Field(min_length=1, max_length=8)]
+_Concept = Annotated[list[Annotated[list[_Term], Field(min_length=1, max_length=8)]],
+                     Field(min_length=1, max_length=MAX_ALTERNATIVES)]
 
 
 class CollectionStats(_Model):

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from bus.messages import MAX_CONCEPTS, MAX_TERMS, CollectionStats
+from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats
 from nodes.data import lexical
 
 #: Words that ask rather than name: a concept never holds one (with the index's stop words).
@@ -40,7 +40,11 @@ underwent undergo undergoes undergone undergoing received receive receives recei
 presented present presenting experienced experiencing suffered suffering reported reporting complained
 complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
 compared comparing outline overview review detail details report reports mention mentioned mentions
+typical typically usual usually average given giving gives switched switching tried trying placed performed done
+ordered referred managed
 """.split())
+#: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
+HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
 QUALIFIERS = frozenset("""
 elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
@@ -74,15 +78,41 @@ SYNONYMS = [
     ["htn", "hypertension"],
     ["dm", "diabetes"],
 ]
+#: Kinds of drug a question may ask about by kind, and common members of each: a passage naming a member
+#: mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of missed levetiracetam),
+#: but not the other way round (a question about warfarin is not answered by apixaban).
+KINDS = [
+    (["antiepileptic", "anticonvulsant", "antiseizure", "seizure medication"],
+     "levetiracetam lamotrigine valproate phenytoin carbamazepine oxcarbazepine lacosamide topiramate"),
+    (["anticoagulant", "blood thinner"], "warfarin apixaban rivaroxaban dabigatran edoxaban heparin enoxaparin"),
+    (["antiplatelet"], "aspirin clopidogrel ticagrelor prasugrel"),
+    (["antibiotic"], "amoxicillin ceftriaxone azithromycin doxycycline vancomycin cephalexin ciprofloxacin "
+                     "levofloxacin piperacillin metronidazole nitrofurantoin"),
+    (["statin"], "atorvastatin rosuvastatin simvastatin pravastatin lovastatin"),
+    (["beta blocker"], "metoprolol carvedilol atenolol propranolol bisoprolol labetalol"),
+    (["antidepressant", "ssri", "ssris"], "sertraline escitalopram citalopram fluoxetine paroxetine bupropion "
+                                          "venlafaxine duloxetine mirtazapine"),
+    (["antipsychotic"], "quetiapine olanzapine risperidone aripiprazole haloperidol clozapine"),
+    (["opioid", "narcotic"], "oxycodone hydrocodone morphine fentanyl hydromorphone tramadol methadone buprenorphine"),
+    (["nsaid", "anti-inflammatory"], "ibuprofen naproxen celecoxib meloxicam diclofenac ketorolac indomethacin"),
+    (["diuretic", "water pill"], "furosemide hydrochlorothiazide spironolactone bumetanide torsemide chlorthalidone"),
+    (["inhaler", "bronchodilator"], "albuterol tiotropium salmeterol formoterol ipratropium budesonide fluticasone"),
+    (["steroid", "corticosteroid"], "prednisone methylprednisolone dexamethasone hydrocortisone prednisolone"),
+    (["antihypertensive", "blood pressure medication"], "lisinopril amlodipine losartan hydrochlorothiazide "
+                                                        "metoprolol valsartan"),
+    (["insulin"], "glargine lispro aspart detemir degludec"),
+]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
 @dataclass(frozen=True)
 class Concept:
-    """One thing a question names: how it was written, and the term lists any of which mention it."""
+    """One thing a question names: how it was written, the term lists any of which mention it, and whether
+    the question offers it as an alternative to the concept before it ("lupus *or* psoriasis")."""
 
     text: str
     alternatives: tuple[tuple[str, ...], ...]
+    either: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,13 +132,19 @@ for _group in SYNONYMS:
     _stemmed = [_stems(phrase) for phrase in _group]
     for _one in _stemmed:
         _SYNONYMS.setdefault(_one, []).extend(other for other in _stemmed if other != _one)
+for _names, _members in KINDS:
+    _stemmed = [_stems(phrase) for phrase in _names]
+    for _one in _stemmed:
+        _SYNONYMS.setdefault(_one, []).extend([other for other in _stemmed if other != _one]
+                                              + [_stems(member) for member in _members.split()])
 
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 
 
 def _alternatives(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """``terms``, ``terms`` with any run of them that has synonyms replaced by each synonym, and each of those
+    """``terms``, ``terms`` with any run of them that has synonyms (or is a kind of drug, :data:`KINDS`) replaced
+    by each synonym (member), and each of those
     without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
     about an "elective total knee arthroplasty")."""
     found = [terms]
@@ -117,7 +153,7 @@ def _alternatives(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
             for other in _SYNONYMS.get(terms[start:start + size], []):
                 found.append(terms[:start] + other + terms[start + size:])
     found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
-    return tuple(dict.fromkeys(option for option in found if option))[:8]
+    return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
 
 
 def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
@@ -129,7 +165,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
         found += [concept for concept in analyse(question, names).concepts if not held & set(concept.alternatives[0])]
-        return Analysis(analyse(question).terms, found[:MAX_CONCEPTS])
+        return Analysis(analyse(question).terms, _joined(question, found[:MAX_CONCEPTS]))
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
@@ -144,19 +180,42 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         run.clear()
 
     end = 0
+    before = ""
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
         base = folded[:-2] if folded.endswith("'s") else folded
         if not text[end:match.start()].isspace() and end:  # punctuation between words ends a concept
             close()
-        if base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS:
+        if base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS or (before == "how" and base in HOW):
             close()
         else:
             run.append(word[:-2] if folded.endswith("'s") else word)
         end = match.end()
+        before = base
     close()
-    return Analysis(list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
+    return Analysis(list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], _joined(question, concepts))
+
+
+_OR = re.compile(r"\b(?:or|nor)\b", re.IGNORECASE)
+
+
+def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
+    """``concepts`` in the order the question names them, each marked :attr:`Concept.either` when the words
+    between it and the one before say "or" — or a comma, in a list that ends in "or" ("gout, lupus or
+    psoriasis"). A concept not found as written is joined to nothing."""
+    placed = []
+    for concept in concepts:
+        words = [re.escape(word) for word in concept.text.split()]
+        found = re.search(r"(?:['’]s)?\W+".join(words), question, re.IGNORECASE) if words else None
+        placed.append((found.start() if found else len(question), found.end() if found else len(question), concept))
+    placed.sort(key=lambda item: item[0])
+    gaps = [""] + [question[end:start] for (_, end, _), (start, _, _) in zip(placed, placed[1:])]
+    joined = [bool(_OR.search(gap)) for gap in gaps]
+    for n in range(len(gaps) - 1, 0, -1):  # a list's commas take the word that ends it
+        if joined[n] is False and gaps[n].strip() == "," and n + 1 < len(gaps) and joined[n + 1]:
+            joined[n] = True
+    return [replace(concept, either=either) for (_, _, concept), either in zip(placed, joined)]
 
 
 #: Words that say who, when, how much or what kind of care, never what a question is about: a concept made of
@@ -183,13 +242,28 @@ def is_context(concept: Concept) -> bool:
     return all(term in _CONTEXT for term in concept.alternatives[0])
 
 
-def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False) -> tuple[list[str], bool]:
+def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,
+              naming: bool = False) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then
     only the closest records: when nothing the question is about is mentioned — no concept of it but its
     context (:func:`is_context`; every concept, when it names nothing else) — or the patient it is about is
-    held by no leaf (``unknown_patient``, known once the leaves have answered)."""
+    held by no leaf (``unknown_patient``, known once the leaves have answered).
+
+    An answer that names patients (``naming``: its best hit is a patient's record) must hold for all of what the
+    question is about: one thing it asks about that no record mentions — but for the alternatives it offers
+    ("lupus or psoriasis": one of them is enough) — and the patients such an answer would name are not the
+    ones asked about ("Which patients with gout took methotrexate?" when no record mentions methotrexate).
+    An answer from reference texts names nobody: it answers the rest, saying what no record mentions."""
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
-    focal = [c for c in analysis.concepts if not is_context(c)] or analysis.concepts
-    return absent, unknown_patient or (bool(focal) and all(c.text in absent for c in focal))
+    groups: list[list[Concept]] = []
+    for concept in analysis.concepts:
+        if concept.either and groups:
+            groups[-1].append(concept)
+        else:
+            groups.append([concept])
+    focal = [[c for c in group if not is_context(c)] for group in groups]
+    focal = [group for group in focal if group] or groups
+    missing = [all(c.text in absent for c in group) for group in focal]
+    return absent, unknown_patient or (bool(missing) and all(missing)) or (naming and any(missing))

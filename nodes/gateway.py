@@ -137,7 +137,8 @@ class Gateway(NodeService):
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, budget, trace, why)
         answer = self._merge(ask, query, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
-        answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names)
+        answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
+                                                  naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         if (ask.summarize != "none" and answer.error is None and not answer.closest

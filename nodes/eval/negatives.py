@@ -1,12 +1,15 @@
 """Questions the demo federation cannot answer, and the check that it really cannot.
 
-Two kinds, asked beside the demo's own answerable questions (:func:`nodes.eval.sets.demo_negatives`):
+Three kinds, asked beside the demo's own answerable questions (:func:`nodes.eval.sets.demo_negatives`):
 
 * :data:`ABSENT`: conditions, drugs and procedures no demo record mentions. Each question lists the
   terms that make it unanswerable; :func:`present` finds any of them in a text (a word starting with
   the term, case ignored), and :func:`check_absent` fails when the generated corpus, or the
   generator's vocabulary (:mod:`nodes.demo.tables`), holds one — a change to the demo that makes a
   question answerable is caught before its figures mislead anyone.
+* :data:`PARTLY_ABSENT`: patients with a condition the demo holds, and a drug or procedure no record
+  mentions ("Which patients with gout were treated with methotrexate?"): the patients with that condition
+  are not the answer, and neither are those on another drug.
 * :data:`UNKNOWN_PEOPLE`: patients nobody holds, by invented names in the subject, object or
   possessive role, asking about things the demo does hold (gout, pneumonia, a discharge), so only
   the name can tell that there is nothing to say.
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 #: Question types of the negatives.
 ABSENT_TYPE = "absent condition"
 PERSON_TYPE = "unknown person"
+PARTLY_TYPE = "partly absent"
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,25 @@ ABSENT: tuple[Negative, ...] = (
     _q("Which patients received electroconvulsive therapy?", "electroconvulsive"),
 )
 
+PARTLY_ABSENT: tuple[Negative, ...] = (
+    _q("Which patients with gout were treated with methotrexate?", "methotrexate"),
+    _q("Which patients with gout were switched to febuxostat?", "febuxostat"),
+    _q("Which patients with type 2 diabetes were started on semaglutide?", "semaglutide"),
+    _q("Which patients with atrial fibrillation take amiodarone?", "amiodarone"),
+    _q("Which patients with heart failure are on digoxin?", "digoxin"),
+    _q("Which patients with COPD take roflumilast?", "roflumilast"),
+    _q("Which patients with asthma receive omalizumab injections?", "omalizumab"),
+    _q("Which patients with a urinary tract infection were given nitrofurantoin?", "nitrofurantoin"),
+    _q("Which patients with hepatitis C were treated with sofosbuvir?", "sofosbuvir"),
+    _q("Which patients with seizures take valproate?", "valpro"),
+    _q("Which patients with migraine get botulinum toxin injections?", "botulinum"),
+    _q("Which patients with vertigo were treated with an Epley maneuver?", "epley"),
+    _q("Which patients with depression received ketamine?", "ketamine"),
+    _q("Which patients with heart failure had a pacemaker implanted?", "pacemaker"),
+    _q("Which patients with knee osteoarthritis were treated with acupuncture?", "acupuncture"),
+    _q("Which patients with kidney disease are on dialysis?", "dialysis"),
+)
+
 UNKNOWN_PEOPLE: tuple[Negative, ...] = (
     # subject
     _q("What medications is Zorblat Quixote taking for his gout?", "zorblat quixote"),
@@ -146,7 +169,7 @@ def vocabulary() -> list[str]:
     return [text for name, value in vars(tables).items() if name.isupper() for text in _strings(value)]
 
 
-def check_absent(texts: Iterable[str], negatives: Iterable[Negative] = ABSENT + UNKNOWN_PEOPLE) -> list[str]:
+def check_absent(texts: Iterable[str], negatives: Iterable[Negative] = ABSENT + PARTLY_ABSENT + UNKNOWN_PEOPLE) -> list[str]:
     """What makes a negative answerable: one line per term of :attr:`Negative.absent` found in ``texts``."""
     negatives = list(negatives)
     texts = list(texts)

@@ -218,7 +218,8 @@ def demo_negatives(data: Path | None = None) -> LabelledSet:
     trends = {trend.question: trend.record_ids for trend in corpus.trends}
     questions = [Question(f"demo-{n:02d}", text, "trend" if text in trends else "answerable",
                           {rid: 1 for rid in trends.get(text, ())}) for n, text in enumerate(corpus.questions(), 1)]
-    for prefix, kind, negatives in (("absent", neg.ABSENT_TYPE, neg.ABSENT), ("person", neg.PERSON_TYPE, neg.UNKNOWN_PEOPLE)):
+    for prefix, kind, negatives in (("absent", neg.ABSENT_TYPE, neg.ABSENT), ("partly", neg.PARTLY_TYPE, neg.PARTLY_ABSENT),
+                                    ("person", neg.PERSON_TYPE, neg.UNKNOWN_PEOPLE)):
         questions += [Question(f"{prefix}-{n:02d}", q.text, kind, negative=True) for n, q in enumerate(negatives, 1)]
     # asked back to back, three modes in a minute, far faster than a person asks: within the limits made for
     # load tests (load.toml), as `make bench` and `fedrag load` are — the demo's own would refuse it as rate_limited

@@ -10,10 +10,12 @@ from bus.asking import AskRequest
 from nodes.concepts import analyse, grounding
 from summarizer.answer import is_insufficient
 
-#: Conditions no demo record mentions (each checked against the corpus below).
+#: Conditions no demo record mentions (each checked against the corpus below); the last two ask for patients with
+#: a condition the demo holds and a drug or procedure it does not.
 ABSENT = ["Which patients have Crohn's disease?", "Who has been treated for malaria?",
           "Which patients have cystic fibrosis?", "List patients with sickle cell anemia.",
           "Does anyone have lupus or psoriasis?"]
+PARTLY = ["Which patients with gout were treated with methotrexate?", "Which patients with COPD take roflumilast?"]
 
 
 def concepts(question: str, names=()) -> list[str]:
@@ -28,8 +30,23 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert concepts("Is Cephalexin 500mg safe?") == ["Cephalexin 500mg safe"]
     assert [c.alternatives for c in analyse("Cephalexin 500mg").concepts] == [(("cephalexin",),)], "a dose is not the drug"
     assert concepts("what is the?") == [] and analyse("what is the?").terms == []
+    assert concepts("How often is long QT syndrome inherited?") == ["long QT syndrome"], "how often asks"
     [attack] = analyse("Who had a heart attack?").concepts
     assert ("myocardi", "infarct") in attack.alternatives, "an accepted synonym mentions it too"
+    [kind] = analyse("Who takes an anticoagulant?").concepts
+    assert ("apixaban",) in kind.alternatives, "a drug of the kind asked about mentions it"
+    [drug] = analyse("Who takes apixaban?").concepts
+    assert drug.alternatives == (("apixaban",),), "but a drug is not every drug of its kind"
+
+
+def test_the_alternatives_a_question_offers_are_marked():
+    def joined(question):
+        return [(c.text, c.either) for c in analyse(question).concepts]
+
+    assert joined("Does anyone have lupus or psoriasis?") == [("lupus", False), ("psoriasis", True)]
+    assert joined("patients with diabetes, asthma or gout") == [("diabetes", False), ("asthma", True), ("gout", True)]
+    assert joined("patients with diabetes, asthma and gout") == [("diabetes", False), ("asthma", False), ("gout", False)]
+    assert joined("Which patients with gout were treated with methotrexate?") == [("gout", False), ("methotrexate", False)]
 
 
 def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_mentioned():
@@ -38,6 +55,17 @@ def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_menti
     assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3])) == (["Crohn disease"], False)
     assert grounding(analysis, None) == ([], False), "without counts nothing is judged absent"
     assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown_patient=True)[1], "a person held nowhere"
+    assert not grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), naming=True)[1], "one alternative is enough"
+
+
+def test_patients_are_named_only_for_all_of_what_was_asked():
+    both = analyse("Which patients with gout were treated with methotrexate?")
+    held = CollectionStats(docs=9, concepts=[5, 0])
+    assert grounding(both, held, naming=True) == (["methotrexate"], True), "the gout patients are not the answer"
+    assert grounding(both, held) == (["methotrexate"], False), "reference texts answer the rest, saying what is absent"
+    context = analyse("Which elderly patients with gout needed colchicine?")
+    assert [c.text for c in context.concepts] == ["elderly", "gout", "colchicine"]
+    assert not grounding(context, CollectionStats(docs=9, concepts=[0, 5, 2]), naming=True)[1], "context is not asked"
 
 
 def test_the_absent_conditions_are_absent_from_the_demo_corpus(demo_dir):
@@ -55,7 +83,7 @@ async def test_a_condition_no_record_mentions_is_answered_so_and_names_nobody(de
     from nodes.demo import corpus as demo_corpus
 
     patients = list(demo_corpus.generate().patients)
-    for question in ABSENT:
+    for question in ABSENT + PARTLY:
         answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode=mode))
         assert answer.closest and answer.absent, question
         assert is_insufficient(answer.answer) and answer.answer_info.status == "insufficient", question
