@@ -156,10 +156,14 @@ class Gateway(NodeService):
         await self.respond(request, answer, h.Kind.FINAL, trace)
 
     async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
-        """Asks every organization, streaming each one's result to the caller as it lands (its summaries withdrawn,
-        ``why``, when the hits are already known to be only the closest records)."""
+        """Asks every organization, streaming each one's result to the caller as it lands — with the one list the
+        question ranks by (the lexical list in a lexical question, else the dense one: the other is the gateway's to
+        fuse), its summaries withdrawn, ``why``, when the hits are already known to be only the closest records."""
         async def stream(outcome: ChildOutcome) -> None:
             result = outcome.result
+            if result is not None and result.lexical:  # the client is shown one list: the one the question ranks by
+                shown = result.lexical if query.mode == "lexical" else result.hits
+                result = result.model_copy(update={"hits": shown, "lexical": []})
             if why and result is not None and result.summaries:
                 result = result.model_copy(update={"summaries": withdrawn(result.summaries, why)})
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,

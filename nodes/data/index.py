@@ -47,9 +47,13 @@ def exact_scores(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """
     products = np.asarray(matrix, dtype=np.float32).astype(np.float64)
     products *= np.asarray(vector, dtype=np.float32).astype(np.float64)
-    width = 1 << max(products.shape[1] - 1, 0).bit_length()
-    if width != products.shape[1]:
-        products = np.pad(products, ((0, 0), (0, width - products.shape[1])))
+    columns = products.shape[1]
+    width = 1 << max(columns - 1, 0).bit_length()
+    if width != columns:  # the first halving of the zero-padded row, without padding: a zero adds nothing
+        half = width // 2
+        folded = products[:, :half].copy()
+        folded[:, :columns - half] += products[:, half:]
+        products = folded
     while products.shape[1] > 1:
         half = products.shape[1] // 2
         products = products[:, :half] + products[:, half:]

@@ -10,8 +10,9 @@ BM25 (k1 = 1.2, b = 0.75) needs collection statistics: how many passages there a
 and how many contain each term. A federation computes them as one index would (as Elasticsearch's
 ``dfs_query_then_fetch`` does): each leaf counts what the caller may see, routers and the gateway add
 the counts up, and every leaf then scores with those sums (:class:`bus.messages.CollectionStats`), so a
-passage's score does not depend on how records are split over leaves. :func:`scorer` is the one formula
-every side uses, term by term in sorted order, so the floats are the same bit for bit.
+passage's score does not depend on how records are split over leaves. :func:`scorer` is the formula, term by
+term in sorted order, so the floats are the same bit for bit wherever a passage is scored; :func:`scores` is
+the same arithmetic over a leaf's postings at once (numpy, operation for operation: the same bits).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
+import numpy as np
 import Stemmer
 
 #: Bumped when :func:`terms` changes: stores then index their passages again (no embedding).
@@ -85,3 +87,27 @@ def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[s
 
     return score
 
+
+
+#: A term's postings as columns: the labels of the passages holding it (ascending), how often each holds it, and
+#: each one's length in terms.
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def scores(df: dict[str, int], docs: int, total_length: int, columns: dict[str, Columns]) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 as :func:`scorer` gives it, for every passage in ``columns`` (each question term's postings) at once:
+    their labels (ascending) and scores, the same bits as :func:`scorer` — the same operations in the same order,
+    term by term in sorted order, each passage adding only the terms it holds."""
+    labels = np.unique(np.concatenate([found for found, _, _ in columns.values()])) if columns else np.zeros(0, np.int64)
+    totals = np.zeros(len(labels))
+    if docs <= 0 or not len(labels):
+        return labels, totals
+    average = total_length / docs if total_length else 1.0
+    for term in sorted(df):
+        if not df[term] or term not in columns:
+            continue
+        weight = idf(df[term], docs)
+        found, tf, length = columns[term]
+        norm = K1 * (1.0 - B + B * length / average)
+        totals[np.searchsorted(labels, found)] += weight * tf * (K1 + 1.0) / (tf + norm)
+    return labels, totals

@@ -99,48 +99,49 @@ class PassageRetriever:
             records = set(self.store.labels_of_records([ref.id for ref in query.records if ref.path == self.path]))
             within = records if within is None else within & records
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
-        dense = self._dense(query, vector, visible, within, bm25) if query.mode != "lexical" else []
-        lexical = self._lexical(query, vector, visible, bm25) if bm25 else []
+        read = _Read(query, vector, visible, bm25)
+        dense = self._dense(query, read, within) if query.mode != "lexical" else []
+        lexical = self._lexical(query, read) if bm25 else []
         return Retrieved(dense, known, filtered, lexical)
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
         return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
-    def _dense(self, query: Query, vector: np.ndarray, visible: Visible, within: set[int] | None,
-               bm25: dict[int, float] | None) -> list[Hit]:
+    def _dense(self, query: Query, read: _Read, within: set[int] | None) -> list[Hit]:
         if within is not None:
             def fetch(n: int) -> Candidates:
-                return Candidates(self._hits(sorted(within), query, vector, visible, bm25=bm25), bound=float("-inf"),
-                                  exhausted=True)
+                return Candidates(self._hits(sorted(within), read), bound=float("-inf"), exhausted=True)
         else:
             def fetch(n: int) -> Candidates:
-                labels, approx = self.store.index.search(vector, n)
+                labels, approx = self.store.index.search(read.vector, n)
                 bound = float(approx.min()) + TOLERANCE if len(approx) else float("-inf")
-                return Candidates(self._hits(labels, query, vector, visible, bm25=bm25), bound=bound,
-                                  exhausted=len(labels) >= len(self.store))
+                return Candidates(self._hits(labels, read), bound=bound, exhausted=len(labels) >= len(self.store))
 
         return search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
 
     def _bm25(self, query: Query, within: set[int] | None) -> dict[int, float]:
         """BM25 with the federation's statistics of every passage holding one of the question's terms (``within``
-        the named patients' or records' passages, if any), by label; empty without terms or statistics."""
+        the named patients' or records' passages, if any), by label, best first (then by label); empty without
+        terms or statistics."""
         stats = query.stats
         if not query.terms or stats is None or not stats.docs:
             return {}
         df = {term: stats.df.get(term, 0) for term in dict.fromkeys(query.terms)}
-        score = lexical.scorer(df, stats.docs, stats.length)
-        return {label: score(tf, length)
-                for label, (tf, length) in self.store.term_frequencies(query.terms).items()
-                if within is None or label in within}
+        labels, scores = lexical.scores(df, stats.docs, stats.length, self.store.term_columns(query.terms))
+        if within is not None:
+            held = np.isin(labels, np.fromiter(within, dtype=np.int64, count=len(within)))
+            labels, scores = labels[held], scores[held]
+        order = np.lexsort((labels, -scores))
+        return dict(zip(labels[order].tolist(), scores[order].tolist()))
 
-    def _lexical(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float]) -> list[Hit]:
+    def _lexical(self, query: Query, read: _Read) -> list[Hit]:
         """The top k by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in
         growing batches of the best until collapsing and visibility leave k certain."""
-        scored = sorted(((score, label) for label, score in bm25.items()), key=lambda pair: (-pair[0], pair[1]))
+        scored = [(score, label) for label, score in read.bm25.items()]  # best first
 
         def fetch(n: int) -> Candidates:
-            hits = self._hits([label for _, label in scored[:n]], query, vector, visible, bm25, ranked_by_bm25=True)
+            hits = self._hits([label for _, label in scored[:n]], read, ranked_by_bm25=True)
             bound = scored[n][0] if n < len(scored) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=n >= len(scored))
 
@@ -148,22 +149,42 @@ class PassageRetriever:
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
         return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse, ties=False)
 
-    def _hits(self, labels, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None = None,
-              ranked_by_bm25: bool = False) -> list[Hit]:
+    def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
         """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine
-        similarity, with both (BM25 when ``bm25`` is given: 0 for a passage without the question's words) and,
-        if the query asks, their vectors."""
-        hits = []
-        org = org_of(self.path)
-        for label, passage, similarity, stored in self.store.scored(labels, vector):
-            metadata = {**passage.metadata, "record_id": passage.record_id}
-            if visible(metadata):
-                words = None if bm25 is None else bm25.get(label, 0.0)
-                hits.append(Hit(id=passage.id, org=org, path=self.path, score=words if ranked_by_bm25 else similarity,
-                                text=passage.text, patient=passage.patient, metadata=metadata,
-                                digest=digest(passage.body, passage.patient), similarity=similarity, bm25=words,
-                                vector=np.asarray(stored, dtype="<f4").tobytes() if query.vectors else None))
-        return hits
+        similarity, with both (BM25 when the search has it: 0 for a passage without the question's words) and,
+        if the query asks, their vectors. Each passage is read, scored and judged once per search (``read``),
+        however many batches and lists hold it."""
+        labels = [int(label) for label in labels]
+        new = [label for label in labels if label not in read.found]
+        if new:
+            org = org_of(self.path)
+            read.found.update(dict.fromkeys(new))  # what the store no longer holds stays None
+            for label, passage, similarity, stored in self.store.scored(new, read.vector):
+                metadata = {**passage.metadata, "record_id": passage.record_id}
+                if read.visible(metadata):
+                    read.found[label] = dict(
+                        id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
+                        metadata=metadata, digest=digest(passage.body, passage.patient), similarity=similarity,
+                        bm25=None if read.bm25 is None else read.bm25.get(label, 0.0),
+                        vector=np.asarray(stored, dtype="<f4").tobytes() if read.query.vectors else None)
+        made = read.by_bm25 if ranked_by_bm25 else read.by_similarity
+        for label in labels:
+            if label not in made and read.found[label] is not None:
+                fields = read.found[label]
+                made[label] = Hit(score=fields["bm25"] if ranked_by_bm25 else fields["similarity"], **fields)
+        return [made[label] for label in labels if label in made]
+
+
+class _Read:
+    """What one search has read: each passage's fields (``None``: hidden from the caller, or gone) and its hits
+    ranked by similarity and by BM25, so growing batches and the second list read, score, judge and make
+    nothing twice."""
+
+    def __init__(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None) -> None:
+        self.query, self.vector, self.visible, self.bm25 = query, vector, visible, bm25
+        self.found: dict[int, dict | None] = {}
+        self.by_similarity: dict[int, Hit] = {}
+        self.by_bm25: dict[int, Hit] = {}
 
 
 #: Every kind of retriever a leaf may be, by the name its spec gives (``retriever = "passages"``).

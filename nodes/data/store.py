@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.data import _lexicon
+from nodes.data import _lexicon, lexical
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 #: passage under a label never changes (labels are never reused), so what a search read once is not read again.
 CACHED_PASSAGES = 20_000
 #: How many postings (a term's passage and its frequency there) a store keeps in memory for the lexical index, the
-#: terms of recent questions first (:meth:`LeafStore.term_stats`, :meth:`LeafStore.term_frequencies`). They are
+#: terms of recent questions first (:meth:`LeafStore.term_stats`, :meth:`LeafStore.term_columns`). They are
 #: forgotten when the index follows a change, so lexical search sees what dense search does.
 CACHED_POSTINGS = 250_000
 
@@ -79,6 +79,7 @@ class LeafStore(StoreWrites):
         self._postings: OrderedDict[str, dict[int, int]] = OrderedDict()  # term -> label -> frequency (LRU)
         self._posted = 0  # how many postings that holds
         self._lengths: dict[int, int] = {}  # label -> its length in terms
+        self._columns: dict[str, lexical.Columns] = {}  # term -> its postings as columns, for the terms in _postings
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -195,6 +196,7 @@ class LeafStore(StoreWrites):
                 self._lengths.pop(label, None)
             if gone or added:
                 self._postings.clear()
+                self._columns.clear()
                 self._posted = 0
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
@@ -301,24 +303,28 @@ class LeafStore(StoreWrites):
             self._postings.move_to_end(term)
         wanted = {term: self._postings[term] for term in terms}
         while self._posted > CACHED_POSTINGS and len(self._postings) > len(wanted):
-            _, found = self._postings.popitem(last=False)
+            term, found = self._postings.popitem(last=False)
+            self._columns.pop(term, None)
             self._posted -= len(found)
         return wanted
 
-    def term_frequencies(self, terms: list[str]) -> dict[int, tuple[dict[str, int], int]]:
-        """Every passage holding one of ``terms``: how often it holds each, and its length in terms."""
+    def term_columns(self, terms: list[str]) -> dict[str, lexical.Columns]:
+        """Each of ``terms``' postings as columns (:data:`nodes.data.lexical.Columns`: the labels of the passages
+        holding it, ascending, how often each holds it, and each one's length), kept with the postings; shared:
+        not to be changed."""
+        terms = list(dict.fromkeys(terms))
         with self._lock:
-            postings = self._term_postings(list(dict.fromkeys(terms)))
-            labels = {label for found in postings.values() for label in found}
-            unknown = [label for label in labels if label not in self._lengths]
+            postings = self._term_postings(terms)
+            missing = [term for term in terms if term not in self._columns]
+            unknown = list({label for term in missing for label in postings[term] if label not in self._lengths})
             if unknown:
                 self._lengths.update(_lexicon.lengths(self._db, unknown))
-            lengths = self._lengths
-        frequencies: dict[int, dict[str, int]] = {}
-        for term, found in postings.items():
-            for label, tf in found.items():
-                frequencies.setdefault(label, {})[term] = tf
-        return {label: (tf, lengths.get(label, 0)) for label, tf in frequencies.items()}
+            for term in missing:
+                labels = sorted(postings[term])
+                self._columns[term] = (np.asarray(labels, dtype=np.int64),
+                                       np.asarray([postings[term][label] for label in labels], dtype=np.float64),
+                                       np.asarray([self._lengths.get(label, 0) for label in labels], dtype=np.float64))
+            return {term: self._columns[term] for term in terms}
 
     def scored(self, labels, vector: np.ndarray) -> list[tuple[int, Passage, float, np.ndarray]]:
         """The passages under ``labels`` (each with its label) with their exact scores for ``vector`` (see

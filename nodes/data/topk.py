@@ -47,26 +47,30 @@ def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False
     """The best ``k`` hits in the total order, copies collapsed into the first of each group.
 
     Args:
-        hits: hits in any order (they are not modified).
+        hits: hits in any order (they are not modified: a kept hit that gains copies is a copy of its own; the
+            others are the hits given).
         k: how many to keep.
         collapse: fold hits with the same digest into the first one, listing the others.
         ties: also keep every further hit whose score equals the k-th kept hit's score.
     """
     kept: list[Hit] = []
-    groups: dict[str, Hit] = {}
+    groups: dict[str, int] = {}  # a digest's first hit: its place in kept
+    copied: set[int] = set()  # the kept hits that are copies (made when a first copy of theirs turns up)
     for hit in sorted(hits, key=Hit.order_key):
-        group = groups.get(hit.digest) if collapse and hit.digest else None
-        if group is not None:
-            group.duplicates.extend([hit.ref(), *hit.duplicates])
+        at = groups.get(hit.digest) if collapse and hit.digest else None
+        if at is not None:
+            if at not in copied:
+                kept[at] = kept[at].model_copy(update={"duplicates": list(kept[at].duplicates)})
+                copied.add(at)
+            kept[at].duplicates.extend([hit.ref(), *hit.duplicates])
             continue
         if len(kept) >= k and not (ties and hit.score == kept[k - 1].score):
             if not collapse:
                 break
             continue  # keep scanning: a later copy of a kept hit must still be listed
-        copy = hit.model_copy(update={"duplicates": list(hit.duplicates)})
-        kept.append(copy)
         if collapse and hit.digest:
-            groups[hit.digest] = copy
+            groups[hit.digest] = len(kept)
+        kept.append(hit)
     return kept
 
 

@@ -66,7 +66,14 @@ async def scores_by_passage(spec, embedder, mode: str) -> list[dict[str, float]]
         nc = await connect(running.url, "hybrid-test")
         try:
             for question in QUESTIONS:
-                answer = await ask(nc, AskRequest(question=question, mode=mode, k=8, include_embedding=True))
+                events = []
+                answer = await ask(nc, AskRequest(question=question, mode=mode, k=8, include_embedding=True),
+                                   on_event=events.append)
+                streamed = [hit for event in events if event.result for hit in event.result.hits]
+                # each organization's result is streamed with the list the question ranks by, not both
+                assert all(not event.result.lexical for event in events if event.result), (mode, question)
+                assert all(hit.score == (hit.bm25 if mode == "lexical" else hit.similarity) for hit in streamed)
+                assert {(h.path, h.id) for h in answer.hits} <= {(h.path, h.id) for h in streamed} or mode == "hybrid"
                 expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 8,
                                           question=question)
                 assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from nodes.data import lexical
@@ -41,6 +42,26 @@ def test_bm25_by_hand():
     assert lexical.scorer(df, 0, 0)({"fever": 1}, 4) == 0.0
 
 
+def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits():
+    """lexical.scores (numpy, every passage at once) gives what scorer (one passage at a time, as the centralized
+    baseline scores) gives, bit for bit: federated = centralized depends on it."""
+    rng = np.random.default_rng(7)
+    terms = ["a", "b", "c", "d", "e"]
+    docs, passages = 500, 300
+    lengths = rng.integers(1, 400, passages)
+    held = {term: sorted(rng.choice(passages, int(rng.integers(0, 120)), replace=False).tolist()) for term in terms}
+    tf = {term: {label: int(rng.integers(1, 9)) for label in labels} for term, labels in held.items()}
+    df = {term: len(held[term]) + int(rng.integers(0, 50)) for term in terms} | {"unseen": 0}
+    columns = {term: (np.asarray(labels, dtype=np.int64), np.asarray([tf[term][n] for n in labels], dtype=np.float64),
+                      np.asarray([lengths[n] for n in labels], dtype=np.float64)) for term, labels in held.items()}
+    labels, scores = lexical.scores(df, docs, int(lengths.sum()), columns)
+    one = lexical.scorer(df, docs, int(lengths.sum()))
+    expected = {n: one({t: tf[t][n] for t in terms if n in tf[t]}, int(lengths[n])) for n in sorted(set().union(*held.values()))}
+    assert labels.tolist() == list(expected)
+    assert scores.tolist() == list(expected.values()), "the same floats, not merely close ones"
+    assert lexical.scores(df, 0, 0, columns)[1].tolist() == [0.0] * len(expected)
+
+
 class Fixed:
     """An embedder giving every text the same unit vector (the lexical index does not read vectors)."""
 
@@ -61,7 +82,9 @@ def test_a_store_counts_terms_and_follows_upserts_and_deletes(tmp_path):
                      Record("c", "Knee pain after a fall.")], [], Fixed)
         docs, length, df, mentions = store.term_stats(["fever", "cough", "pain"], [[["chest", "pain"]], [["gout"]]])
         assert (docs, df, mentions) == (3, {"fever": 2, "cough": 2, "pain": 2}, [1, 0])
-        assert length == sum(n for _, n in store.term_frequencies(["fever", "cough", "pain", "knee"]).values())
+        held = {int(label): n for found, _, lengths in store.term_columns(["fever", "cough", "pain", "knee"]).values()
+                for label, n in zip(found, lengths)}
+        assert length == sum(held.values())
         store.apply([Record("c", "Gout flare in the left big toe.")], ["a"], Fixed)
         docs, _, df, mentions = store.term_stats(["fever", "gout"], [[["gout"]]])
         assert (docs, df, mentions) == (2, {"fever": 1, "gout": 1}, [1])

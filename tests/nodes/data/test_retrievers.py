@@ -81,6 +81,31 @@ def test_hidden_passages_are_dropped_and_the_rest_still_fills_k(leaf, embedder):
     assert len(hits) == 5 and "n1" not in {h.metadata["record_id"] for h in hits}
 
 
+def test_a_hybrid_search_judges_each_passage_once_however_many_batches_and_lists_hold_it(leaf, embedder):
+    from bus.messages import CollectionStats
+
+    judged = []
+
+    def visible(metadata):
+        judged.append(metadata["record_id"])
+        return metadata["record_id"] != "n2"
+
+    terms = ["chest", "pain", "histori"]
+    stats = CollectionStats(docs=7, length=40, df={"chest": 3, "pain": 2, "histori": 3})
+    # fetch_k 1 makes the dense list grow in batches over passages it has already judged
+    found = leaf.search(query(embedder, "chest pain history", k=4, fetch_k=1, collapse=False, mode="hybrid",
+                              terms=terms, stats=stats), visible)
+    assert found.hits and found.lexical
+    assert "n2" not in {hit.metadata["record_id"] for hit in [*found.hits, *found.lexical]}
+    assert len(judged) <= 7 and "n2" in judged, "seven passages, each judged once"
+    both = {hit.id for hit in found.hits} & {hit.id for hit in found.lexical}
+    assert both, "a passage in both lists"
+    for passage in both:
+        dense = next(hit for hit in found.hits if hit.id == passage)
+        lexical = next(hit for hit in found.lexical if hit.id == passage)
+        assert (dense.score, lexical.score) == (dense.similarity, lexical.bm25) and dense.bm25 == lexical.bm25
+
+
 def test_every_passage_tied_with_the_kth_is_returned(tmp_path, embedder):
     same = "Patient reports no known drug allergies."
     data = tmp_path / "ties.jsonl"

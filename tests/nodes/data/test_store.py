@@ -179,16 +179,16 @@ def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, 
     """Postings, lengths and metadata read once are kept (the next question's words are not read again), and a
     write is seen by the next search as it is by the vector index."""
     store, _, _ = opened(tmp_path, data, lambda: embedder)
-    chest = store.term_frequencies(["chest"])
+    chest = store.term_columns(["chest"])["chest"][0].tolist()
     assert {store.passages([label])[label].record_id for label in chest} == {"n1", "n3"}
     docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
     assert (docs, df) == (2, {"chest": 1, "holter": 0})
     store._db.execute("DELETE FROM terms WHERE term = 'chest'")  # behind the store's back: kept postings are not read again
-    assert store.term_frequencies(["chest"]) == chest
+    assert store.term_columns(["chest"])["chest"][0].tolist() == chest
     store._db.execute("INSERT INTO terms SELECT 'chest', label, tf FROM terms WHERE term = 'pain'")  # and put back
     store.apply([Record("n3", "CHIEF COMPLAINT: palpitations.\n\nPLAN: Holter monitor.", "Bo Chen"),
                  Record("n4", "Chest wall tenderness on palpation.", "Cy Diaz")], ["n1"], lambda: embedder)
-    now = store.term_frequencies(["chest", "holter"])
+    now = {int(label) for found, _, _ in store.term_columns(["chest", "holter"]).values() for label in found}
     assert sorted(store.passages([label])[label].record_id for label in now) == ["n3", "n4"], \
         "the deleted and the changed passages are gone, the new ones there"
     docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
