@@ -41,8 +41,11 @@ presented present presenting experienced experiencing suffered suffering reporte
 complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
-ordered referred managed
+ordered referred managed ruled rule
 """.split())
+#: A word that says what was done ("titrated", "stopped", "bleeding"): beside other words, a concept is mentioned
+#: without it.
+_PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?:ed|ing)")
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
@@ -142,16 +145,18 @@ for _names, _members in KINDS:
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 
 
-def _alternatives(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
     """``terms``, ``terms`` with any run of them that has synonyms (or is a kind of drug, :data:`KINDS`) replaced
     by each synonym (member), and each of those
     without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
-    about an "elective total knee arthroplasty")."""
+    about an "elective total knee arthroplasty"), and ``plain`` (the terms without the words that say what was
+    done: "levetiracetam" of "levetiracetam titrated") if given."""
     found = [terms]
     for size in range(len(terms), 0, -1):
         for start in range(len(terms) - size + 1):
             for other in _SYNONYMS.get(terms[start:start + size], []):
                 found.append(terms[:start] + other + terms[start + size:])
+    found += [plain] if plain else []
     found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
     return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
 
@@ -175,8 +180,11 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     def close() -> None:
         words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
+        # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration
+        acted = [w for w in words if not _PARTICIPLE.fullmatch(w.casefold())]
+        plain = tuple(t for t in _stems(" ".join(acted)) if t) if len(acted) < len(words) else ()
         if terms and len(concepts) < MAX_CONCEPTS:
-            concepts.append(Concept(" ".join(run), _alternatives(terms[:8])))
+            concepts.append(Concept(" ".join(run), _alternatives(terms[:8], plain[:8])))
         run.clear()
 
     end = 0

@@ -37,6 +37,10 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert ("apixaban",) in kind.alternatives, "a drug of the kind asked about mentions it"
     [drug] = analyse("Who takes apixaban?").concepts
     assert drug.alternatives == (("apixaban",),), "but a drug is not every drug of its kind"
+    [done] = analyse("Who had levetiracetam titrated?").concepts
+    assert ("levetiracetam",) in done.alternatives, "a record of the drug mentions it, however it says what was done"
+    [event] = analyse("Who was intubated?").concepts
+    assert event.alternatives == (("intub",),), "what was done, asked alone, is what is asked"
 
 
 def test_the_alternatives_a_question_offers_are_marked():
