@@ -43,7 +43,7 @@ compared comparing outline overview review detail details report reports mention
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule
 """.split())
-#: A word that says what was done ("titrated", "stopped", "bleeding"): beside other words, a concept is mentioned
+#: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it.
 _PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?:ed|ing)")
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
@@ -149,8 +149,8 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = ()) -> tuple[
     """``terms``, ``terms`` with any run of them that has synonyms (or is a kind of drug, :data:`KINDS`) replaced
     by each synonym (member), and each of those
     without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
-    about an "elective total knee arthroplasty"), and ``plain`` (the terms without the words that say what was
-    done: "levetiracetam" of "levetiracetam titrated") if given."""
+    about an "elective total knee arthroplasty"), and ``plain`` (the terms without the words after them that say
+    what was done: "levetiracetam" of "levetiracetam titrated") if given."""
     found = [terms]
     for size in range(len(terms), 0, -1):
         for start in range(len(terms) - size + 1):
@@ -180,8 +180,11 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     def close() -> None:
         words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
-        # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration
-        acted = [w for w in words if not _PARTICIPLE.fullmatch(w.casefold())]
+        # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
+        # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")
+        acted = list(words)
+        while len(acted) > 1 and _PARTICIPLE.fullmatch(acted[-1].casefold()):
+            acted.pop()
         plain = tuple(t for t in _stems(" ".join(acted)) if t) if len(acted) < len(words) else ()
         if terms and len(concepts) < MAX_CONCEPTS:
             concepts.append(Concept(" ".join(run), _alternatives(terms[:8], plain[:8])))

@@ -129,10 +129,12 @@ class Gateway(NodeService):
         vector, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
         lexical = ask.mode != "dense"
         absent, closest = grounding(analysis, stats)
-        # when nothing the question names is mentioned, routers are not asked for summaries of the closest records
+        # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
+        # question names is mentioned, or something is and the answer names patients (known once they answered)
+        unsummarized = grounding(analysis, stats, naming=True)[1]
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
-                                  fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters,
-                                  collapse=ask.collapse, summarize="none" if closest else ask.summarize, mode=ask.mode,
+                                  fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters, collapse=ask.collapse,
+                                  summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None)
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, budget, trace, why)

@@ -39,6 +39,8 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert drug.alternatives == (("apixaban",),), "but a drug is not every drug of its kind"
     [done] = analyse("Who had levetiracetam titrated?").concepts
     assert ("levetiracetam",) in done.alternatives, "a record of the drug mentions it, however it says what was done"
+    [point] = analyse("What is the boiling point of tungsten?").concepts[:1]
+    assert point.alternatives == (("boil", "point"),), "before what it qualifies, it is part of what is asked"
     [event] = analyse("Who was intubated?").concepts
     assert event.alternatives == (("intub",),), "what was done, asked alone, is what is asked"
 
