@@ -80,6 +80,10 @@ async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(
         answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
         assert answer.closest and answer.summaries == []
         assert answer.answer_info.status == "insufficient"
+        # nor when one thing asked about is absent and the answer would name patients (known only once they answered)
+        answer = await ask(nc, AskRequest(question="Which patients with gout were treated with methotrexate?",
+                                          summarize="extractive"))
+        assert answer.closest and answer.absent == ["methotrexate"] and answer.summaries == []
     finally:
         await federation.stop()
 
