@@ -131,11 +131,7 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-for _group in SYNONYMS:
-    _stemmed = [_stems(phrase) for phrase in _group]
-    for _one in _stemmed:
-        _SYNONYMS.setdefault(_one, []).extend(other for other in _stemmed if other != _one)
-for _names, _members in KINDS:
+for _names, _members in [(group, "") for group in SYNONYMS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
     for _one in _stemmed:
         _SYNONYMS.setdefault(_one, []).extend([other for other in _stemmed if other != _one]

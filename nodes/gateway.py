@@ -12,7 +12,8 @@ A question is four steps, in this order: analyze (embed it and find its names), 
 organization), merge (one total order over their hits), answer. A question that asks for an answer
 (``summarize``) gets one, cited, made from the hits it returns and the summaries routers wrote, by the
 gateway's :class:`summarizer.answers.Answerer` within the budget the gateway keeps for it. When the records
-hold nothing the question names (:func:`nodes.concepts.grounding`), its hits are only the closest records: the
+hold nothing the question names, or an answer naming patients would hold for only part of what it asks
+(:func:`nodes.concepts.grounding`), its hits are only the closest records: the
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
 only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
 An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest

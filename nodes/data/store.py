@@ -79,7 +79,9 @@ class LeafStore(StoreWrites):
         self._postings: OrderedDict[str, dict[int, int]] = OrderedDict()  # term -> label -> frequency (LRU)
         self._posted = 0  # how many postings that holds
         self._lengths: dict[int, int] = {}  # label -> its length in terms
-        self._columns: dict[str, lexical.Columns] = {}  # term -> its postings as columns, for the terms in _postings
+        # term -> its postings as columns (what BM25 reads), for terms in _postings and forgotten with them (about
+        # three times their size again, outside CACHED_POSTINGS' count)
+        self._columns: dict[str, lexical.Columns] = {}
 
     # -- opening ---------------------------------------------------------------------------------
 
