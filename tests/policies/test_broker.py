@@ -101,6 +101,7 @@ async def test_a_gateway_may_answer_many_messages_to_one_ask(server):
     await gw.flush()
     inbox = u1.new_inbox()
     sub = await u1.subscribe(inbox)
+    await u1.flush()  # the inbox's subscription reaches the broker before the replies can
     await u1.publish("fed.ask", b"q", reply=inbox)
     got = [(await sub.next_msg(timeout=2)).data for _ in range(5)]
     assert got == [f"event {i}".encode() for i in range(5)]
