@@ -27,7 +27,8 @@ PROOF = "Fed-Proof"
 #: The caller's second proof for the same question, good only for counting its words (the first pass of a
 #: lexical search, ``want = "stats"``): an organization that sees it cannot use it to search.
 STATS_PROOF = "Fed-Stats-Proof"
-#: The caller's third proof, good only for fetching the rest of the record an answer quotes (``want = "record"``).
+#: The caller's third proof, good only for an answer's follow-up: the rest of the record it quotes (``want = "record"``)
+#: or the stored vectors of the sentences it weighs (``want = "sentences"``) — a question has at most one of them.
 RECORD_PROOF = "Fed-Record-Proof"
 #: Which proof header a request of each use carries.
 PROOFS = {"search": PROOF, "stats": STATS_PROOF, "record": RECORD_PROOF}

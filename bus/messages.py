@@ -91,6 +91,11 @@ MAX_CONCEPTS = 16
 MAX_ALTERNATIVES = 24
 #: At most this many records in one ``want = "record"`` query.
 MAX_RECORDS = 8
+#: At most this many passages in one ``want = "sentences"`` query.
+MAX_PASSAGES_NAMED = 16
+#: A hit carries its sentences' vectors (``want = "sentences"``) only if the passage has at most this many
+#: quotable sentences, so that a reply of :data:`MAX_PASSAGES_NAMED` hits fits in a message at the model's size.
+MAX_CARRIED_SENTENCES = 32
 _Term = Annotated[str, Field(min_length=1, max_length=64)]
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
 #: the terms a passage must all hold to mention it.
@@ -132,6 +137,13 @@ class CollectionStats(_Model):
 Summarize = Literal["none", "extractive", "llm"]
 
 
+class PassageRef(_Model):
+    """Where a passage lives: its leaf's path and its id there."""
+
+    path: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=512)
+
+
 class RecordRef(_Model):
     """A record at a leaf: the leaf's path and the record's id there."""
 
@@ -153,9 +165,12 @@ class Query(_Model):
     scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`).
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
-    them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. Like the
-    other passes it goes to every organization, so that each one's gate sees (and spends) the caller's proof for
-    it — none can use it elsewhere — but only the routers above a named record's leaf pass it on.
+    them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with
+    ``want = "sentences"`` asks for the ``passages`` named, each with the vectors of its quotable sentences
+    (:attr:`Hit.sentences`, stored at ingestion): the follow-up of an answer that weighs sentences instead. A
+    question has at most one of the two follow-ups, and both take the caller's ``record`` proof (:attr:`use`).
+    Like the other passes a follow-up goes to every organization, so that each one's gate sees (and spends) the
+    caller's proof for it — none can use it elsewhere — but only the routers above a named leaf pass it on.
     """
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
@@ -168,8 +183,9 @@ class Query(_Model):
     summarize: Summarize = "none"
     vectors: bool = False
     mode: Mode = "dense"
-    want: Literal["hits", "stats", "record"] = "hits"
+    want: Literal["hits", "stats", "record", "sentences"] = "hits"
     records: list[RecordRef] = Field(default_factory=list, max_length=MAX_RECORDS)
+    passages: list[PassageRef] = Field(default_factory=list, max_length=MAX_PASSAGES_NAMED)
     terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
@@ -178,6 +194,9 @@ class Query(_Model):
     def _records_only_when_wanted(self) -> "Query":
         if (self.want == "record") != bool(self.records):
             raise ValueError("records are named by, and only by, a query that wants them (want = 'record')")
+        if (self.want == "sentences") != bool(self.passages):
+            raise ValueError("passages are named by, and only by, a query that wants their sentences "
+                             "(want = 'sentences')")
         return self
 
     @model_validator(mode="after")
@@ -207,14 +226,11 @@ class Query(_Model):
     @property
     def use(self) -> str:
         """What the caller's proof for this query must be good for (:data:`bus.headers.PROOFS`)."""
-        return {"hits": "search", "stats": "stats", "record": "record"}[self.want]
+        return {"hits": "search", "stats": "stats", "record": "record", "sentences": "record"}[self.want]
 
-
-class PassageRef(_Model):
-    """Where a passage lives: its leaf's path and its id there."""
-
-    path: str
-    id: str
+    def named(self) -> list[str]:
+        """The leaf paths a follow-up names (a record's or a passage's); none for the other passes."""
+        return [ref.path for ref in (*self.records, *self.passages)]
 
 
 class Hit(_Model):
@@ -228,7 +244,9 @@ class Hit(_Model):
     federation's statistics (0 without any of the question's words) in every list of a lexical or hybrid
     question, so the gateway can fuse both on scores (:func:`nodes.merge.fuse`). ``digest`` identifies the
     passage's normalized text and patient: hits with the same digest are copies of one piece of
-    evidence, and the first in the order lists the others in ``duplicates``.
+    evidence, and the first in the order lists the others in ``duplicates``. ``sentences`` (only in answer to
+    ``want = "sentences"``) holds the float32 vectors of the passage's quotable sentences
+    (:func:`summarizer.sentences.quotable` of its text and patient), in order, as they were embedded at ingestion.
     """
 
     id: str = Field(max_length=512)
@@ -244,6 +262,7 @@ class Hit(_Model):
     withheld: bool = False
     similarity: float | None = None
     bm25: float | None = None
+    sentences: bytes | None = Field(None, max_length=MAX_CARRIED_SENTENCES * MAX_DIM * 4)
 
     @property
     def relevance(self) -> float:
@@ -261,6 +280,13 @@ class Hit(_Model):
     def vector_array(self) -> np.ndarray | None:
         """The passage's vector as float32, if it travelled with the hit."""
         return None if self.vector is None else np.frombuffer(self.vector, dtype="<f4")
+
+    def sentence_vectors(self, dim: int) -> np.ndarray | None:
+        """The vectors of the passage's quotable sentences, one row each of ``dim`` float32 values, if they
+        travelled with the hit (``want = "sentences"``) and are that size."""
+        if not self.sentences or len(self.sentences) % (4 * dim):
+            return None
+        return np.frombuffer(self.sentences, dtype="<f4").reshape(-1, dim)
 
 
 class SummarySentence(_Model):

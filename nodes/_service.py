@@ -274,7 +274,7 @@ def _surely_fits(model: pydantic.BaseModel, limit: int) -> bool:
     and held to the bound, as it would be for the broker."""
     if not isinstance(model, SearchResult):
         return False
-    chars = sum(len(hit.text) + len(repr(hit.metadata)) + len(hit.vector or b"") + 256
+    chars = sum(len(hit.text) + len(repr(hit.metadata)) + len(hit.vector or b"") + len(hit.sentences or b"") + 256
                 for hit in (*model.hits, *model.lexical))
     chars += sum(len(summary.model_dump_json()) for summary in model.summaries)
     return 4 * chars < limit

@@ -17,7 +17,9 @@ hold nothing the question names, or an answer naming patients would hold for onl
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
 only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
 An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest
-of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`).
+of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`); one that
+weighs the sentences of passages about patients first gets their vectors, stored at ingestion, from the
+organizations holding the passages (``want = "sentences"``), so that it embeds nothing at question time.
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.
@@ -29,13 +31,15 @@ import asyncio
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from bus import codec
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
-from bus.messages import FETCH_K, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
+from bus.messages import FETCH_K, MAX_PASSAGES_NAMED, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -49,6 +53,7 @@ from policies.tokens import ANONYMOUS
 from summarizer.answer import MIN_SCORE, passage_number, quotes_whole_record, record_of, sufficient
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import kind_of
+from summarizer.sentences import quotable
 from summarizer.summaries import withdrawn
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
@@ -144,15 +149,19 @@ class Gateway(NodeService):
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
+        sentences: dict[str, np.ndarray] = {}
         if (ask.summarize != "none" and answer.error is None and not answer.closest
-                and quotes_whole_record(answer.hits) and sufficient(answer.hits, self.answerer.min_score)):
-            answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
+                and sufficient(answer.hits, self.answerer.min_score)):
+            if quotes_whole_record(answer.hits):
+                answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
+            elif ask.summarize == "extractive" or self.answerer.llm is None:
+                sentences = await self._stored_sentences(request, answer.hits, query, budget, trace)
         if ask.summarize != "none" and answer.error is None:
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
-                                                                           budget, delta)
+                                                                           budget, delta, sentences)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -204,6 +213,41 @@ class Gateway(NodeService):
         rest = [hit for hit in (holder.result.hits if holder.result else []) if hit.path == best.path
                 and record_of(hit) == record and not hit.withheld and (hit.path, hit.id) not in have]
         return sorted(rest, key=lambda hit: (passage_number(hit.id), hit.id))
+
+    async def _stored_sentences(self, request, hits: list[Hit], query: Query, budget: Budget,
+                                trace: str) -> dict[str, np.ndarray]:
+        """The vectors, stored at ingestion, of the sentences an extractive answer weighs, by sentence: of the best
+        :data:`~bus.messages.MAX_PASSAGES_NAMED` passages about patients, from the organizations that hold them
+        (``want = "sentences"``: their policies and the caller's proof for a follow-up, as for any question). A
+        sentence keeps the vector of the best-ranked passage that sent one; the answer embeds what none sent in
+        time, or sent as no set of unit vectors, one per sentence it quotes of that passage."""
+        headers = request.headers or {}
+        if h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers:
+            return {}  # a client that sent no proof for a follow-up
+        named = [hit for hit in hits if hit.patient and not hit.withheld and hit.org in self.orgs][:MAX_PASSAGES_NAMED]
+        if not named:
+            return {}
+        asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="sentences",
+                      passages=[hit.ref() for hit in named], k=len(named), fetch_k=len(named), collapse=False)
+        # every organization is asked, as in the other passes, so that each spends the caller's proof for it
+        outcomes = await scatter_gather(
+            self.nc, [query_subject(org) for org in self.orgs], codec.encode(asked), budget_ms=budget.for_children(),
+            headers={h.KIND: h.Kind.QUERY, **h.forwardable(headers, "record"), h.TRACE: trace},
+            max_leaves=self.max_leaves,
+        )
+        sent = {(hit.path, hit.id): hit for outcome in outcomes if outcome.result for hit in outcome.result.hits}
+        dim = len(query.vector())
+        vectors: dict[str, np.ndarray] = {}
+        for hit in named:
+            got = sent.get((hit.path, hit.id))
+            rows = got.sentence_vectors(dim) if got is not None and got.text == hit.text else None
+            said = quotable(hit.text, hit.patient)
+            if rows is None or len(rows) != len(said) or not _unit_rows(rows):
+                self.counters["sentences.missing"] += 1
+                continue
+            for text, row in zip(said, rows):
+                vectors.setdefault(text, row)
+        return vectors
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
                      trace: str) -> CollectionStats | None:
@@ -281,3 +325,9 @@ class Gateway(NodeService):
         if fraction < ask.min_coverage:
             return f"coverage {fraction:.2f} is below the required {ask.min_coverage:.2f}"
         return None
+
+
+def _unit_rows(rows: np.ndarray) -> bool:
+    """Whether every row is a finite unit vector (what an embedding is; anything else would skew the answer)."""
+    norms = np.linalg.norm(rows.astype(np.float64), axis=1)
+    return bool(np.isfinite(norms).all() and (np.abs(norms - 1.0) <= 1e-3).all())

@@ -60,11 +60,12 @@ class Router(NodeService):
                 "summarize": self.summarizer.method if self.summarizer else "none"}
 
     def _asked(self, query: Query) -> list[str]:
-        """The children a query goes to: all of them, or for a record's passages those above its leaf (none, here,
-        if it is not in this subtree: the request was still checked, and its proof spent, at this router)."""
-        if query.want != "record":
+        """The children a query goes to: all of them, or for a follow-up (a record's passages, or passages'
+        sentences) those above a leaf it names (none, here, if none is in this subtree: the request was still
+        checked, and its proof spent, at this router)."""
+        if query.want not in ("record", "sentences"):
             return self.children
-        return [child for child in self.children if any(_above(child, ref.path) for ref in query.records)]
+        return [child for child in self.children if any(_above(child, path) for path in query.named())]
 
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         started = time.monotonic()

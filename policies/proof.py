@@ -13,7 +13,8 @@ the question text), ``iat`` and ``jti`` (unique). Wire format::
 
 The second proof, with the claim ``use = "stats"``, is good only for the first pass of a lexical search
 (counting what the records hold of the question's words), and the third, ``use = "record"``
-(``Fed-Record-Proof``), only for fetching the rest of the record an answer quotes: the gateway sends each
+(``Fed-Record-Proof``), only for an answer's follow-up — fetching the rest of the record it quotes, or the
+stored vectors of the sentences it weighs: the gateway sends each
 node the proof of the request it makes, so an organization that sees one cannot use it for another.
 
 Every node checks that the proof is signed by the token's key, covers this very question, is recent,

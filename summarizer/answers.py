@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 import numpy as np
 
@@ -61,9 +61,11 @@ class Answerer:
         return EXTRACTIVE_ANSWER_MS + llm_ms
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
-                     delta: Callable[[str], Awaitable[None]]) -> tuple[str | None, AnswerInfo]:
+                     delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,
+                     ) -> tuple[str | None, AnswerInfo]:
         """The cited answer to ``question`` from ``evidence`` (its hits and summaries) and how it was made
-        (no text if the deadline passes first)."""
+        (no text if the deadline passes first). ``sentences``: vectors of the evidence's sentences already known
+        (stored at ingestion), which the extractive answer looks up instead of embedding them."""
         started = time.monotonic()
         method = "llm" if summarize == "llm" else "extractive"
         if evidence.closest:
@@ -84,7 +86,7 @@ class Answerer:
                 if text is not None:
                     return text, tried
         fallback = tried.reason
-        text = await self.extractive(vector, evidence, budget, question)
+        text = await self.extractive(vector, evidence, budget, question, sentences)
         info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
         if text is None:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
@@ -92,12 +94,21 @@ class Answerer:
         status = "fallback" if fallback else "insufficient" if is_insufficient(text) else "successful"
         return text, info.model_copy(update={"status": status})
 
-    async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "") -> str | None:
-        """The cited extractive answer, or ``None`` if the deadline passes first."""
+    async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "",
+                         sentences: Mapping[str, np.ndarray] | None = None) -> str | None:
+        """The cited extractive answer, or ``None`` if the deadline passes first; the ``sentences`` whose vectors
+        are known are looked up, the others embedded."""
         if budget.expired:
             return None
+        known = sentences or {}
+
+        def embed(texts: list[str]) -> np.ndarray:
+            rest = [text for text in texts if text not in known]
+            made = dict(zip(rest, self.embed(rest))) if rest else {}
+            return np.stack([known[text] if text in known else made[text] for text in texts])
+
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.cited(), self.embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
+            vector, evidence.cited(), embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

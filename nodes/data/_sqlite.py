@@ -12,6 +12,8 @@ Tables of ``leaf.sqlite``:
     changes   the log of index changes (a label added or deleted) not yet in the saved index
     terms     the lexical index: how often each term occurs in each passage (:mod:`nodes.data.lexical`)
     lengths   each passage's length in terms
+    sentences the vector of each sentence that answers may quote from passages about a patient, by the
+              digest of its text, embedded once, at ingestion (:mod:`nodes.data._sentences`)
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ CREATE TABLE IF NOT EXISTS terms (
 CREATE INDEX IF NOT EXISTS terms_label ON terms(label);
 CREATE TABLE IF NOT EXISTS lengths (
     label INTEGER PRIMARY KEY REFERENCES passages(label) ON DELETE CASCADE, terms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sentences (digest TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 """
 
 

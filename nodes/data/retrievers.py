@@ -24,9 +24,9 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from bus.errors import SpecError
-from bus.messages import MAX_FETCH_K, CollectionStats, Hit, Query
+from bus.messages import MAX_CARRIED_SENTENCES, MAX_FETCH_K, CollectionStats, Hit, Query
 from bus.subjects import org_of
-from nodes.data import lexical
+from nodes.data import _sentences, lexical
 from nodes.data.index import TOLERANCE
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
@@ -75,7 +75,8 @@ class PassageRetriever:
 
     A question that names patients this leaf holds is scored against those patients' passages directly
     (a name narrows the set so much that the index's nearest neighbours could all be other patients'), as is a
-    query for named records (``want = "record"``); otherwise candidates come from the hnswlib index in growing
+    query for named records (``want = "record"``) or passages (``want = "sentences"``: each hit then carries its
+    sentences' vectors, stored at ingestion); otherwise candidates come from the hnswlib index in growing
     batches until the top k is certain, and are scored exactly from the stored vectors. Lexically, every passage
     holding a question term is scored by BM25 with the statistics the query carries, restricted likewise.
     """
@@ -95,9 +96,10 @@ class PassageRetriever:
         known = self.store.known_patients(names)
         filtered = bool(known or query.filters.patients)
         within = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
-        if query.records:
-            records = set(self.store.labels_of_records([ref.id for ref in query.records if ref.path == self.path]))
-            within = records if within is None else within & records
+        if query.records or query.passages:
+            named = set(self.store.labels_of_records([ref.id for ref in query.records if ref.path == self.path])
+                        + self.store.labels_of_passages([ref.id for ref in query.passages if ref.path == self.path]))
+            within = named if within is None else within & named
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         read = _Read(query, vector, visible, bm25)
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
@@ -166,13 +168,24 @@ class PassageRetriever:
                         id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
                         metadata=metadata, digest=digest(passage.body, passage.patient), similarity=similarity,
                         bm25=None if read.bm25 is None else read.bm25.get(label, 0.0),
-                        vector=np.asarray(stored, dtype="<f4").tobytes() if read.query.vectors else None)
+                        vector=np.asarray(stored, dtype="<f4").tobytes() if read.query.vectors else None,
+                        sentences=self._carried_sentences(passage) if read.query.want == "sentences" else None)
         made = read.by_bm25 if ranked_by_bm25 else read.by_similarity
         for label in labels:
             if label not in made and read.found[label] is not None:
                 fields = read.found[label]
                 made[label] = Hit(score=fields["bm25"] if ranked_by_bm25 else fields["similarity"], **fields)
         return [made[label] for label in labels if label in made]
+
+
+    def _carried_sentences(self, passage) -> bytes | None:
+        """The stored vectors of the sentences an answer may weigh of ``passage``, as a hit carries them (none if
+        it has more than :data:`~bus.messages.MAX_CARRIED_SENTENCES`, or some was not stored)."""
+        said = _sentences.weighed(passage.text, passage.patient)
+        if not said or len(said) > MAX_CARRIED_SENTENCES:
+            return None
+        vectors = self.store.sentence_vectors(said)
+        return None if vectors is None else np.asarray(vectors, dtype="<f4").tobytes()
 
 
 class _Read:

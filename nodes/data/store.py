@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.data import _lexicon, lexical
+from nodes.data import _lexicon, _sentences, lexical
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
@@ -109,6 +109,8 @@ class LeafStore(StoreWrites):
             with store._transaction() as db:
                 db.execute("DELETE FROM passages")
                 db.execute("DELETE FROM changes")
+                db.execute("DELETE FROM sentences")
+                _sentences.filled(db)  # the passages cut and embedded again bring their sentences
                 db.executemany("INSERT OR REPLACE INTO settings VALUES (?, ?)", list(wanted.items()))
                 db.execute("INSERT OR REPLACE INTO settings VALUES ('stale', ?)", ("0" if fresh else "1",))
             for name in ("index.hnsw", "index.json"):
@@ -210,6 +212,8 @@ class LeafStore(StoreWrites):
         """Rebuilds the index from the stored vectors, dropping its dead slots."""
         log.info("%s: compacting the index (%d dead slots, %d live)", self.folder, self.index.dead, len(self.index))
         self._rebuild()
+        with self._transaction() as db:
+            _sentences.prune(db)
 
     def save_index(self) -> None:
         """Saves the index and forgets the logged changes it includes (atomically: a crash leaves a usable pair)."""
@@ -251,6 +255,29 @@ class LeafStore(StoreWrites):
         with self._lock:
             rows = self._db.execute(f"SELECT label FROM passages WHERE patient_key IN ({marks})", keys).fetchall()
         return [row[0] for row in rows]
+
+    def labels_of_passages(self, ids: list[str]) -> list[int]:
+        """The labels of the passages ``ids``."""
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self._db.execute(f"SELECT label FROM passages WHERE id IN ({marks})", ids).fetchall()
+        return [row[0] for row in rows]
+
+    def sentence_vectors(self, sentences: list[str]) -> np.ndarray | None:
+        """The vectors of ``sentences`` stored at ingestion, one row each, or ``None`` if some is not stored
+        (:mod:`nodes.data._sentences`)."""
+        with self._lock:
+            return _sentences.vectors(self._db, sentences, self.index.dim)
+
+    @staticmethod
+    def sentence_key(sentence: str) -> str:
+        """What a sentence's vector is stored under (:meth:`all_sentence_vectors`)."""
+        return _sentences.digest(sentence)
+
+    def all_sentence_vectors(self) -> dict[str, np.ndarray]:
+        """Every stored sentence vector, by :meth:`sentence_key` (to build a copy of the store without embedding)."""
+        with self._lock:
+            return _sentences.every(self._db)
 
     def labels_of_records(self, record_ids: list[str]) -> list[int]:
         """The labels of every passage of the records ``record_ids``."""

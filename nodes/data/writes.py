@@ -9,7 +9,8 @@ after a change of model or chunker. Each returns an :class:`Outcome`, the counts
 Upserts are idempotent by record id and content digest: applying the same record twice changes
 nothing, so a redelivered message is harmless. Unchanged text is never embedded twice: a passage
 whose text is already stored (about anyone, in any record) takes the stored vector, and the
-embedder is only asked for (``embedder_factory()``) when some text is new.
+embedder is only asked for (``embedder_factory()``) when some text is new. The sentences an answer may weigh
+of a passage about a patient are embedded with it, once per distinct sentence (:mod:`nodes.data._sentences`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.data import _lexicon
+from nodes.data import _lexicon, _sentences
 from nodes.data.chunking import Passage, chunk
 from nodes.data.records import Record, patient_key
 
@@ -52,6 +53,7 @@ class Outcome:
     rejected: list[tuple[str, str]] = field(default_factory=list)
     embedded: int = 0
     reused: int = 0
+    sentences: int = 0
 
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in self.COUNTED}
@@ -61,14 +63,14 @@ class Outcome:
         return cls(**{name: int(counts.get(name, 0)) for name in cls.COUNTED}, rejected=[tuple(r) for r in rejected])
 
     def add(self, other: "Outcome") -> None:
-        for name in (*self.COUNTED, "embedded", "reused"):
+        for name in (*self.COUNTED, "embedded", "reused", "sentences"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.rejected += other.rejected
 
     def summary(self) -> str:
         rejected = f", {len(self.rejected)} rejected" if self.rejected else ""
         return (f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, {self.deleted} deleted"
-                f"{rejected}; {self.embedded} passages embedded, {self.reused} reused")
+                f"{rejected}; {self.embedded} passages embedded, {self.reused} reused, {self.sentences} sentences embedded")
 
 
 class StoreWrites:
@@ -91,19 +93,27 @@ class StoreWrites:
         return self._settings().get("stale") == "1"
 
     def refresh(self, embedder_factory: Callable, progress=None) -> Outcome:
-        """Cuts and embeds every stored record again if the model or the chunker changed; else does nothing."""
+        """Cuts and embeds every stored record again if the model or the chunker changed, and embeds the sentences
+        of a store from before their vectors were stored; else does nothing."""
         outcome = Outcome()
-        if not self.stale:
-            return outcome
+        if self.stale:
+            with self._lock:
+                ids = [row[0] for row in self._db.execute("SELECT id FROM records ORDER BY id")]
+            for start in range(0, len(ids), BATCH):
+                records = [r for r, _ in self._stored_records(ids[start:start + BATCH])]
+                outcome.add(self.apply(records, [], embedder_factory, origin=None, force=True))
+                if progress is not None:
+                    progress(min(start + BATCH, len(ids)), len(ids))
+            with self._transaction() as db:
+                db.execute("INSERT OR REPLACE INTO settings VALUES ('stale', '0')")
         with self._lock:
-            ids = [row[0] for row in self._db.execute("SELECT id FROM records ORDER BY id")]
-        for start in range(0, len(ids), BATCH):
-            records = [r for r, _ in self._stored_records(ids[start:start + BATCH])]
-            outcome.add(self.apply(records, [], embedder_factory, origin=None, force=True))
-            if progress is not None:
-                progress(min(start + BATCH, len(ids)), len(ids))
-        with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO settings VALUES ('stale', '0')")
+            unfilled = _sentences.unfilled(self._db)
+            passages = self._db.execute("SELECT text, patient FROM passages").fetchall() if unfilled else []
+        if unfilled:
+            sentences, vectors = self._sentence_vectors_for(passages, embedder_factory, outcome)
+            with self._transaction() as db:
+                _sentences.store(db, sentences, vectors)
+                _sentences.filled(db)
         return outcome
 
     def apply(self, upserts: Iterable[Record], deletes: Iterable[str], embedder_factory: Callable,
@@ -134,8 +144,11 @@ class StoreWrites:
                 outcome.rejected.append((record.id, "no text left to index after cleaning"))
         changed = [record for record in changed if passages[record.id]]
         vectors = self._vectors_for([p for r in changed for p in passages[r.id]], embedder_factory, outcome)
+        sentences, sentence_vectors = self._sentence_vectors_for(
+            [(p.text, p.patient) for r in changed for p in passages[r.id]], embedder_factory, outcome)
         now = time.time()
         with self._transaction() as db:
+            _sentences.store(db, sentences, sentence_vectors)
             gone: list[int] = []
             for record_id in [r.id for r in changed] + deletes:
                 gone += [label for (label,) in db.execute("SELECT label FROM passages WHERE record_id = ?", (record_id,))]
@@ -197,13 +210,32 @@ class StoreWrites:
         missing = [d for d in digests if d not in found]
         outcome.reused += sum(1 for p in passages if _text_digest(p.text) in found)
         if missing:
-            embedder = embedder_factory()
-            if embedder.fingerprint != self.fingerprint:
-                raise StoreError(f"embedder {embedder.fingerprint} differs from the store's {self.fingerprint}")
-            fresh = embedder.embed([texts[d] for d in missing])
+            fresh = self._embedder(embedder_factory).embed([texts[d] for d in missing])
             found.update(zip(missing, np.asarray(fresh, dtype=np.float32)))
             outcome.embedded += len(missing)
         return found
+
+    def _sentence_vectors_for(self, passages: list[tuple[str, str | None]], embedder_factory: Callable,
+                              outcome: Outcome) -> tuple[list[str], np.ndarray]:
+        """The sentences an answer may weigh of ``passages`` (text, patient) whose vectors are not stored, and their
+        vectors, freshly embedded."""
+        with self._lock:
+            todo = _sentences.missing(self._db, (s for text, patient in passages for s in _sentences.weighed(text, patient)))
+        if not todo:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        outcome.sentences += len(todo)
+        return todo, np.asarray(self._embedder(embedder_factory).embed(todo), dtype=np.float32)
+
+    def _embedder(self, embedder_factory: Callable):
+        """The embedder, checked to be the store's model.
+
+        Raises:
+            StoreError: it is another model.
+        """
+        embedder = embedder_factory()
+        if embedder.fingerprint != self.fingerprint:
+            raise StoreError(f"embedder {embedder.fingerprint} differs from the store's {self.fingerprint}")
+        return embedder
 
     def synced(self, key: str, digest: str) -> bool:
         """Whether the store holds data file ``key`` as it was when its digest was ``digest``."""

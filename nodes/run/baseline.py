@@ -38,17 +38,21 @@ def key(path: str, passage_id: str) -> str:
 
 
 class _KnownVectors:
-    """An "embedder" that returns the vectors the leaves already computed, by passage text."""
+    """An "embedder" that returns the vectors the leaves already computed: a passage's by its text, a sentence's
+    (:meth:`LeafStore.all_sentence_vectors`) by its key."""
 
-    def __init__(self, fingerprint: str, vectors: dict[str, np.ndarray]) -> None:
+    def __init__(self, fingerprint: str, vectors: dict[str, np.ndarray], sentences: dict[str, np.ndarray]) -> None:
         self.fingerprint = fingerprint
         self.vectors = vectors
+        self.sentences = sentences
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        missing = [t for t in texts if t not in self.vectors]
+        found = [self.vectors.get(t) if t in self.vectors else self.sentences.get(LeafStore.sentence_key(t))
+                 for t in texts]
+        missing = sum(vector is None for vector in found)
         if missing:
-            raise StoreError(f"{len(missing)} passages of the central copy were never embedded by a leaf")
-        return np.stack([self.vectors[t] for t in texts])
+            raise StoreError(f"{missing} passages or sentences of the copy were never embedded by a leaf")
+        return np.stack(found) if found else np.zeros((0, 0), dtype=np.float32)
 
 
 def central_spec(spec: FederationSpec, folder: Path) -> FederationSpec:
@@ -79,6 +83,7 @@ def resplit(spec: FederationSpec, folder: Path, name: str, orgs: dict[str, int],
     leaves = [f"{org}.u{n}" if count else org for org, count in orgs.items() for n in range(max(count, 1))]
     files = {leaf: open(folder / f"{leaf}.jsonl", "w", encoding="utf-8") for leaf in leaves}
     vectors: dict[str, np.ndarray] = {}
+    sentences: dict[str, np.ndarray] = {}
     fingerprints = set()
     dealt = 0
     try:
@@ -87,6 +92,7 @@ def resplit(spec: FederationSpec, folder: Path, name: str, orgs: dict[str, int],
             fingerprints.add(store.fingerprint)
             passages, matrix = store.all_vectors()
             vectors.update({p.text: v for p, v in zip(passages, matrix)})
+            sentences.update(store.all_sentence_vectors())
             for record in store.iter_records():
                 files[leaves[dealt % len(leaves)]].write(json.dumps(
                     {"id": key(path, record.id), "text": record.text, "patient": record.patient, "date": record.date,
@@ -104,7 +110,7 @@ def resplit(spec: FederationSpec, folder: Path, name: str, orgs: dict[str, int],
     spec_path = folder / f"{name}.toml"
     spec_path.write_text("\n".join(lines) + "\n")
     made = FederationSpec.load(spec_path)
-    known = _KnownVectors(fingerprints.pop(), vectors)
+    known = _KnownVectors(fingerprints.pop(), vectors, sentences)
     for path, node in made.leaves().items():
         store, _, _ = open_leaf(made.leaf_folder(path), node.source(), known.fingerprint, lambda: known, path=path,
                                 verbose=False)

@@ -14,6 +14,7 @@ from nodes.data import store as store_module
 from nodes.data.records import Record
 from nodes.data.store import LeafStore
 from nodes.data.sync import DataSource, open_leaf
+from summarizer.sentences import quotable
 
 RECORDS = [
     {"id": "n1", "text": "CHIEF COMPLAINT: chest pain.\n\nPLAN: cardiac catheterization.", "patient": "Ana Ruiz"},
@@ -208,3 +209,48 @@ def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_re
     data.unlink()
     store, _, _ = opened(tmp_path, data, lambda: embedder)
     assert store.records() == 3, "data that cannot be read leaves the stored records serving"
+
+
+def stored_sentences(store) -> int:
+    return store._db.execute("SELECT COUNT(*) FROM sentences").fetchone()[0]
+
+
+def test_the_sentences_an_answer_weighs_are_embedded_once_at_ingestion(tmp_path, data, embedder):
+    store, outcome, _ = opened(tmp_path, data, CountingFactory(embedder))
+    passages = store.passages(store.labels()).values()
+    said = {passage.id: quotable(passage.text, passage.patient) for passage in passages}
+    assert all(said.values()) and outcome.sentences == len({s for ss in said.values() for s in ss})
+    for passage_id, sentences in said.items():
+        vectors = store.sentence_vectors(sentences)
+        assert vectors is not None and vectors.shape == (len(sentences), store.index.dim), passage_id
+        assert np.allclose(vectors, embedder.embed(sentences), atol=1e-5), "the model's own vectors, one per sentence"
+
+    reference = Record("ref", "Gout is a form of arthritis. Uric acid crystals build up in a joint.", None)
+    copy = Record("n4", RECORDS[0]["text"], "Cy Dorn")  # the same sentences about someone else: nothing new
+    outcome = store.apply([reference, copy], [], lambda: embedder)
+    assert outcome.sentences == 0 and store.sentence_vectors(["Gout is a form of arthritis."]) is None, \
+        "a passage about nobody is quoted whole, never weighed: none of its sentences is embedded"
+
+    changed = Record("n2", "Knee fracture after a fall on the ice. Open reduction with plate fixation.", "Bo Chen")
+    outcome = store.apply([changed], [], lambda: embedder)
+    assert outcome.sentences == 2 and store.sentence_vectors(quotable(changed.text, "Bo Chen")) is not None
+    gone = next(sentences for passage_id, sentences in said.items() if passage_id.startswith("n2"))
+    assert store.sentence_vectors(gone) is not None, "kept until the store is compacted"
+    store.compact()
+    assert store.sentence_vectors(gone) is None and store.sentence_vectors(quotable(changed.text, "Bo Chen")) is not None
+
+
+def test_a_store_from_before_sentence_vectors_gets_them_when_next_opened(tmp_path, data, embedder):
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    before = stored_sentences(store)
+    with store._transaction() as db:
+        db.execute("DELETE FROM sentences")
+        db.execute("DELETE FROM settings WHERE key = 'sentences'")
+    store.close()
+    factory = CountingFactory(embedder)
+    again, _, _ = opened(tmp_path, data, factory)
+    assert stored_sentences(again) == before > 0 and factory.calls == 1, "filled from the stored passages"
+    again.close()
+    factory.calls = 0
+    third, _, _ = opened(tmp_path, data, factory)
+    assert factory.calls == 0 and stored_sentences(third) == before, "and only once"
