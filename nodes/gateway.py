@@ -19,7 +19,8 @@ only summaries) is withdrawn, in the stream and the final answer (:func:`summari
 An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest
 of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`); one that
 weighs the sentences of passages about patients first gets their vectors, stored at ingestion, from the
-organizations holding the passages (``want = "sentences"``), so that it embeds nothing at question time.
+organizations holding the passages (``want = "sentences"``; the gateway remembers them by passage), so that it
+embeds nothing at question time.
 
 A caller who asked for full coverage (``allow_partial = false``) or a minimum coverage fraction
 gets an answer with ``error.type == "coverage"`` and no hits when the federation fell short.
@@ -28,7 +29,9 @@ gets an answer with ``error.type == "coverage"`` and no hits when the federation
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
@@ -67,6 +70,9 @@ SHORT_QUESTION_CHARS = 600
 #: At most this many passages of the record an answer quotes whole are fetched (it quotes at most
 #: :data:`summarizer.answer.MAX_SOURCE_SENTENCES` sentences of them).
 RECORD_PASSAGES = 64
+#: The sentence vectors of this many passages are kept (:meth:`Gateway._stored_sentences`): an answer from passages
+#: answered from before asks no organization for them again (about 15 kB a passage about a patient of the demo).
+REMEMBERED_PASSAGES = 2048
 
 
 class Gateway(NodeService):
@@ -91,6 +97,8 @@ class Gateway(NodeService):
         # a sentence quoted by an earlier answer is looked up, not embedded again
         self.answerer = Answerer(lambda texts: self.embedder.embed_remembered(texts), llm=llm, min_score=answer_min_score)
         self._long_lane = asyncio.Semaphore(1)
+        # (leaf path, passage id, digest of its text and patient) -> its quotable sentences' vectors, stored at ingestion
+        self._passage_sentences: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "children": ",".join(self.orgs)}
@@ -217,37 +225,45 @@ class Gateway(NodeService):
     async def _stored_sentences(self, request, hits: list[Hit], query: Query, budget: Budget,
                                 trace: str) -> dict[str, np.ndarray]:
         """The vectors, stored at ingestion, of the sentences an extractive answer weighs, by sentence: of the best
-        :data:`~bus.messages.MAX_PASSAGES_NAMED` passages about patients, from the organizations that hold them
-        (``want = "sentences"``: their policies and the caller's proof for a follow-up, as for any question). A
-        sentence keeps the vector of the best-ranked passage that sent one; the answer embeds what none sent in
-        time, or sent as no set of unit vectors, one per sentence it quotes of that passage."""
-        headers = request.headers or {}
-        if h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers:
-            return {}  # a client that sent no proof for a follow-up
+        :data:`~bus.messages.MAX_PASSAGES_NAMED` passages about patients — those not remembered from an earlier answer
+        fetched from the organizations that hold them (``want = "sentences"``: their policies and the caller's proof
+        for a follow-up, as for any question). A passage's vectors are used for its own sentences only, as its
+        organization sent them for its text; a sentence keeps the vector of the best-ranked passage that has one.
+        The answer embeds what no organization sent in time, or sent as no set of unit vectors, one per sentence
+        it quotes of that passage."""
         named = [hit for hit in hits if hit.patient and not hit.withheld and hit.org in self.orgs][:MAX_PASSAGES_NAMED]
-        if not named:
-            return {}
-        asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="sentences",
-                      passages=[hit.ref() for hit in named], k=len(named), fetch_k=len(named), collapse=False)
-        # every organization is asked, as in the other passes, so that each spends the caller's proof for it
-        outcomes = await scatter_gather(
-            self.nc, [query_subject(org) for org in self.orgs], codec.encode(asked), budget_ms=budget.for_children(),
-            headers={h.KIND: h.Kind.QUERY, **h.forwardable(headers, "record"), h.TRACE: trace},
-            max_leaves=self.max_leaves,
-        )
-        sent = {(hit.path, hit.id): hit for outcome in outcomes if outcome.result for hit in outcome.result.hits}
-        dim = len(query.vector())
-        vectors: dict[str, np.ndarray] = {}
+        rows = {_passage_key(hit): self._passage_sentences.get(_passage_key(hit)) for hit in named}
+        wanted = [hit for hit in named if rows[_passage_key(hit)] is None]
+        headers = request.headers or {}
+        if wanted and not (h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers):  # else: no proof for it
+            asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="sentences",
+                          passages=[hit.ref() for hit in wanted], k=len(wanted), fetch_k=len(wanted), collapse=False)
+            # every organization is asked, as in the other passes, so that each spends the caller's proof for it
+            outcomes = await scatter_gather(
+                self.nc, [query_subject(org) for org in self.orgs], codec.encode(asked), budget_ms=budget.for_children(),
+                headers={h.KIND: h.Kind.QUERY, **h.forwardable(headers, "record"), h.TRACE: trace},
+                max_leaves=self.max_leaves,
+            )
+            sent = {(hit.path, hit.id): hit for outcome in outcomes if outcome.result for hit in outcome.result.hits}
+            dim = len(query.vector())
+            for hit in wanted:
+                got = sent.get((hit.path, hit.id))
+                vectors = got.sentence_vectors(dim) if got is not None and got.text == hit.text else None
+                if vectors is None or len(vectors) != len(quotable(hit.text, hit.patient)) or not _unit_rows(vectors):
+                    self.counters["sentences.missing"] += 1
+                    continue
+                rows[_passage_key(hit)] = self._passage_sentences[_passage_key(hit)] = vectors
+                while len(self._passage_sentences) > REMEMBERED_PASSAGES:
+                    self._passage_sentences.popitem(last=False)
+        found: dict[str, np.ndarray] = {}
         for hit in named:
-            got = sent.get((hit.path, hit.id))
-            rows = got.sentence_vectors(dim) if got is not None and got.text == hit.text else None
-            said = quotable(hit.text, hit.patient)
-            if rows is None or len(rows) != len(said) or not _unit_rows(rows):
-                self.counters["sentences.missing"] += 1
-                continue
-            for text, row in zip(said, rows):
-                vectors.setdefault(text, row)
-        return vectors
+            key = _passage_key(hit)
+            if rows[key] is not None:
+                if key in self._passage_sentences:
+                    self._passage_sentences.move_to_end(key)
+                for text, row in zip(quotable(hit.text, hit.patient), rows[key]):
+                    found.setdefault(text, row)
+        return found
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
                      trace: str) -> CollectionStats | None:
@@ -325,6 +341,12 @@ class Gateway(NodeService):
         if fraction < ask.min_coverage:
             return f"coverage {fraction:.2f} is below the required {ask.min_coverage:.2f}"
         return None
+
+
+def _passage_key(hit: Hit) -> tuple[str, str, str]:
+    """What a passage's sentence vectors are remembered by: its leaf, its id, and what its sentences are cut from."""
+    said = hashlib.sha256(f"{hit.patient}\x00{hit.text}".encode()).hexdigest()[:32]
+    return hit.path, hit.id, said
 
 
 def _unit_rows(rows: np.ndarray) -> bool:

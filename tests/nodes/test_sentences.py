@@ -43,6 +43,12 @@ async def test_an_answer_about_patients_looks_up_its_sentences_instead_of_embedd
     assert answer.answer == extractive_answer(vector, answer.hits, embedder.embed, question=QUESTION), \
         "the answer the gateway would have written by embedding every sentence itself"
 
+    before = {path: leaf.counters["queries"] for path, leaf in leaves.items()}
+    again = await ask_as(url, demo_spec, "A.phys", QUESTION, summarize="extractive")
+    asked = {path: leaf.counters["queries"] - before[path] for path, leaf in leaves.items()}
+    assert again.answer == answer.answer and embedded == [] and all(asked[hit.path] == 1 for hit in again.hits), \
+        f"the same passages again: their vectors are remembered, no leaf is asked for them twice: {asked}"
+
 
 async def test_without_a_proof_for_the_follow_up_the_answer_embeds_its_sentences(secure, demo_spec):
     federation, url = secure
