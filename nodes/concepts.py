@@ -9,7 +9,8 @@ three: *heavy alcohol use*, *liver disease*, *pancreatitis*.
 
 A passage *mentions* a concept if it holds every term of it — its qualifiers ("elective", "chronic",
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
-infarction" are one concept). Leaves count the
+infarction" are one concept), or of a word the stemmer keeps apart from the one asked although it names the same
+thing (:data:`DERIVED`: a record of "aortic stenosis" mentions a "stenotic aortic valve"). Leaves count the
 passages that mention each concept among those the caller may search (:class:`bus.messages.CollectionStats`),
 so the gateway learns, without moving any text, whether what the question is about is in the records at
 all (:func:`grounding`: the conditions, drugs and procedures it names, when it names any) — a question
@@ -105,7 +106,20 @@ KINDS = [
                                                         "metoprolol valsartan"),
     (["insulin"], "glargine lispro aspart detemir degludec"),
 ]
+#: Endings that make one clinical word of another (the condition and what has it, the act and the event), which
+#: the index's stemmer keeps apart: "stenosis" and "stenotic", "anemia" and "anemic", "neuropathy" and
+#: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified". A word with one ending is
+#: mentioned by the word with the other (both ways).
+DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
+           ("mission", "mitted"), ("ification", "ified")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _derived(word: str) -> list[str]:
+    """The words :data:`DERIVED` makes of ``word`` (at least three letters kept before the ending)."""
+    folded = word.casefold()
+    return [folded[:-len(one)] + other for a, b in DERIVED for one, other in ((a, b), (b, a))
+            if folded.endswith(one) and len(folded) - len(one) >= 3]
 
 
 @dataclass(frozen=True)
@@ -141,18 +155,21 @@ for _names, _members in [(group, "") for group in SYNONYMS] + KINDS:  # each nam
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 
 
-def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
+def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
+                  derived: list[tuple[str, ...]] = ()) -> tuple[tuple[str, ...], ...]:
     """``terms``, ``terms`` with any run of them that has synonyms (or is a kind of drug, :data:`KINDS`) replaced
     by each synonym (member), and each of those
     without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
-    about an "elective total knee arthroplasty"), and ``plain`` (the terms without the words after them that say
-    what was done: "levetiracetam" of "levetiracetam titrated") if given."""
+    about an "elective total knee arthroplasty"), ``plain`` (the terms without the words after them that say
+    what was done: "levetiracetam" of "levetiracetam titrated") if given, and the ``derived`` ones (a word
+    replaced by one :data:`DERIVED` makes of it)."""
     found = [terms]
     for size in range(len(terms), 0, -1):
         for start in range(len(terms) - size + 1):
             for other in _SYNONYMS.get(terms[start:start + size], []):
                 found.append(terms[:start] + other + terms[start + size:])
     found += [plain] if plain else []
+    found += [option for option in derived if option != terms]
     found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
     return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
 
@@ -182,8 +199,10 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         while len(acted) > 1 and _PARTICIPLE.fullmatch(acted[-1].casefold()):
             acted.pop()
         plain = tuple(t for t in _stems(" ".join(acted)) if t) if len(acted) < len(words) else ()
+        derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
+                   for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
-            concepts.append(Concept(" ".join(run), _alternatives(terms[:8], plain[:8])))
+            concepts.append(Concept(" ".join(run), _alternatives(terms[:8], plain[:8], derived)))
         run.clear()
 
     end = 0

@@ -45,6 +45,25 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert event.alternatives == (("intub",),), "what was done, asked alone, is what is asked"
 
 
+@pytest.mark.parametrize("question, written", [
+    ("Which patients have aortic stenosis?", "stenotic aortic valve"),
+    ("Which patients are anemic?", "iron deficiency anemia"),
+    ("Who has peripheral neuropathy?", "peripheral neuropathic pain"),
+    ("Which patients were readmitted?", "readmission within 30 days"),
+    ("Who had a readmission?", "was readmitted for sepsis"),
+    ("Which patients were septic?", "sepsis from a urinary source"),
+    ("Which patients have vascular calcification?", "calcified vascular plaque"),
+])
+def test_a_word_the_stemmer_keeps_apart_from_the_one_asked_mentions_it(question, written):
+    from nodes.data import lexical
+
+    held = set(lexical.terms(written))
+    assert all(any(set(option) <= held for option in concept.alternatives) for concept in analyse(question).concepts), \
+        f"a record saying {written!r} mentions what {question!r} asks about"
+    assert not any(set(option) <= set(lexical.terms("no such finding today")) for concept in analyse(question).concepts
+                   for option in concept.alternatives), "and a record without it does not"
+
+
 def test_the_alternatives_a_question_offers_are_marked():
     def joined(question):
         return [(c.text, c.either) for c in analyse(question).concepts]
