@@ -1,7 +1,8 @@
 """Words as the lexical index counts them, and BM25 scored with the federation's statistics.
 
 :func:`terms` is the one tokenizer: NFKC, case folded, runs of letters and digits, English stop words
-dropped, Snowball-stemmed (PyStemmer) — so "radiating" and "radiates" are one term, and a question's
+dropped, British spellings written the American way (:func:`american`: "oedema" and "edema", "tumour" and
+"tumor" are one word), Snowball-stemmed (PyStemmer) — so "radiating" and "radiates" are one term, and a question's
 ``"``, ``*``, ``NEAR`` or ``-`` are never syntax, only text. A leaf indexes its passages with it, the
 gateway analyses questions with it, and the centralized baseline does both, so every side counts the
 same terms.
@@ -17,6 +18,7 @@ the same arithmetic over a leaf's postings at once (numpy, operation for operati
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -27,7 +29,7 @@ import numpy as np
 import Stemmer
 
 #: Bumped when :func:`terms` changes: stores then index their passages again (no embedding).
-VERSION = 1
+VERSION = 2
 K1 = 1.2
 B = 0.75
 
@@ -51,9 +53,33 @@ def words(text: str) -> list[str]:
     return [word for word in _WORD.findall(folded) if word not in STOP_WORDS]
 
 
+#: British spellings and their American ones, as (pattern, replacement) on a folded word: the roots of medicine
+#: (haem-, paed-, oedema, oesophagus, diarrhoea, foetus, coeliac, anaesthesia, caesarean) and the endings
+#: (-our, -tre, -ise, -isation, -ogue). Applied to the index and to questions alike, a replacement can only
+#: join two spellings of one word — or two words no text tells apart by these letters alone.
+SPELLINGS = [(re.compile(pattern), american) for pattern, american in [
+    (r"aem", "em"), (r"paed", "ped"), (r"gynaec", "gynec"), (r"aetiol", "etiol"), (r"anaest", "anest"),
+    (r"^caes", "ces"), (r"faec", "fec"), (r"caec", "cec"),
+    (r"^oe(?=d|s|str)", "e"), (r"oea$", "ea"), (r"oeic$", "eic"), (r"foet", "fet"), (r"^coel", "cel"),
+    (r"manoeuvre", "maneuver"), (r"manoeuv", "maneuv"),
+    (r"(?<=[a-z]{2})our(?=s?$|ed$|ing$|able$|ite$|ites$)", "or"),
+    (r"(?<=[a-z]{2})(t|b)re(?=s?$)", r"\1er"),
+    (r"(?<=[a-z]{2})is(?=(?:ation|ations|e|es|ed|ing|er|ers)$)", "iz"),
+    (r"(?<=[a-z]{3})ogue(?=s?$)", "og"),
+]]
+
+
+@functools.lru_cache(maxsize=65536)
+def american(word: str) -> str:
+    """``word`` (folded) spelled the American way, if :data:`SPELLINGS` holds its British spelling."""
+    for pattern, replacement in SPELLINGS:
+        word = pattern.sub(replacement, word)
+    return word
+
+
 def terms(text: str) -> list[str]:
     """The index terms of ``text``, in order, repeats kept."""
-    return _STEMMER.stemWords(words(text))
+    return _STEMMER.stemWords([american(word) for word in words(text)])
 
 
 def counts(text: str) -> tuple[Counter, int]:

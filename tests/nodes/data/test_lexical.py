@@ -19,6 +19,25 @@ def test_words_are_folded_stemmed_and_stop_words_dropped():
     assert lexical.terms("ＣＯＶＩＤ-19 Ümlaut café") == ["covid", "19", "ümlaut", "café"]
 
 
+@pytest.mark.parametrize("british, american", [
+    ("Haemorrhage with anaemia and leukaemia", "hemorrhage with anemia and leukemia"),
+    ("Paediatric orthopaedic and gynaecological care", "pediatric orthopedic and gynecological care"),
+    ("Oedema, oesophageal varices, diarrhoea and dyspnoea", "edema, esophageal varices, diarrhea and dyspnea"),
+    ("Coeliac disease in the foetus; caesarean section under anaesthesia",
+     "celiac disease in the fetus; cesarean section under anesthesia"),
+    ("Tumours, behaviour and favourable labour", "tumors, behavior and favorable labor"),
+    ("Fibre per litre at the centre", "fiber per liter at the center"),
+    ("Hospitalised twice; a hospitalisation to stabilise", "hospitalized twice; a hospitalization to stabilize"),
+])
+def test_british_and_american_spellings_are_one_term(british, american):
+    assert lexical.terms(british) == lexical.terms(american)
+
+
+def test_spelling_joins_no_two_words():
+    words = "hour four your tour shoe toe does goes canoe poem aerobic academic genre acre diagnosis crisis disease"
+    assert [lexical.american(word) for word in words.split()] == words.split()
+
+
 @pytest.mark.parametrize("text", ['"heart failure"', "pain*", "chest NEAR pain", "-fever", "fever AND cough OR",
                                   "a ( b ) : c ^ d", "'; DROP TABLE terms; --", "", "?!", "of the and"])
 def test_search_syntax_and_punctuation_are_only_text(text):
