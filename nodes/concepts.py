@@ -268,6 +268,19 @@ def is_context(concept: Concept) -> bool:
     return all(term in _CONTEXT for term in concept.alternatives[0])
 
 
+def focal(analysis: Analysis) -> list[Concept]:
+    """What a question is about: its concepts but its context (:func:`is_context`)."""
+    return [concept for concept in analysis.concepts if not is_context(concept)]
+
+
+def mentions(text: str, concepts: list[Concept]) -> bool:
+    """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
+    who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
+    held = set(lexical.terms(text))
+    return any(set(option) - _CONTEXT <= held for concept in concepts for option in concept.alternatives
+               if set(option) - _CONTEXT)
+
+
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,
               naming: bool = False) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then

@@ -47,7 +47,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import Analysis, analyse, grounding
+from nodes.concepts import Analysis, analyse, focal, grounding, mentions
 from nodes.merge import fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
@@ -169,7 +169,8 @@ class Gateway(NodeService):
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
-                                                                           budget, delta, sentences)
+                                                                           budget, delta, sentences,
+                                                                           _quotable(analysis, answer))
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -341,6 +342,19 @@ class Gateway(NodeService):
         if fraction < ask.min_coverage:
             return f"coverage {fraction:.2f} is below the required {ask.min_coverage:.2f}"
         return None
+
+
+def _quotable(analysis: Analysis, answer: Answer) -> set[int] | None:
+    """The passages an extractive answer that names patients quotes: those that mention something the question is
+    about (:func:`nodes.concepts.mentions`; a passage its organization withholds is judged by its summaries), when
+    any does — the others among the hits are only near it. ``None`` (any): reference texts, a question about
+    nothing but its context, or hits none of which says what was asked in its words (a paraphrase: "knee
+    replacement" for "knee arthroplasty")."""
+    about = focal(analysis)
+    if not about or not answer.hits or not answer.hits[0].patient:
+        return None
+    quoting = {n for n, hit in enumerate(answer.cited(), 1) if not hit.withheld and mentions(hit.text, about)}
+    return quoting | {n for n, hit in enumerate(answer.cited(), 1) if hit.withheld} if quoting else None
 
 
 def _passage_key(hit: Hit) -> tuple[str, str, str]:

@@ -17,7 +17,7 @@ against its hits: every ``[n]`` points at a hit, and every sentence is found in 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,16 +99,17 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
-           question: str = "") -> list[CitedSentence]:
+           question: str = "", may_quote: Collection[int] | None = None) -> list[CitedSentence]:
     """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
-    speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more.
-    Evidence about no patient at all (reference texts) is answered from its best source alone
-    (:func:`from_best_source`): its own words, in its own order."""
+    speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more,
+    from the hits numbered in ``may_quote`` (1-based; all, if ``None``). Evidence about no patient at all
+    (reference texts) is answered from its best source alone (:func:`from_best_source`): its own words, in its
+    own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
         return from_best_source(hits, texts)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
-                                   for said in quotable(text, hit.patient)]
+                                   if may_quote is None or n in may_quote for said in quotable(text, hit.patient)]
     if not pool:
         return []
     # each distinct sentence embedded once: the same words quoted by two passages score the same (ties then go
@@ -170,11 +171,14 @@ def sufficient(hits: Sequence[Hit], min_score: float = MIN_SCORE) -> bool:
 
 def extractive_answer(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
                       min_score: float = MIN_SCORE, max_sentences: int = MAX_SENTENCES,
-                      summaries: Sequence[Summary] = (), question: str = "") -> str:
-    """The cited extractive answer to a question from its hits (:data:`INSUFFICIENT` without enough evidence)."""
+                      summaries: Sequence[Summary] = (), question: str = "",
+                      may_quote: Collection[int] | None = None) -> str:
+    """The cited extractive answer to a question from its hits (:data:`INSUFFICIENT` without enough evidence),
+    quoting only the hits numbered in ``may_quote`` if given (see :func:`select`)."""
     if not sufficient(hits, min_score):
         return INSUFFICIENT
-    chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries, question=question)
+    chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries, question=question,
+                    may_quote=may_quote)
     return compose(chosen) if chosen else INSUFFICIENT
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 
 import numpy as np
 
@@ -62,10 +62,11 @@ class Answerer:
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
                      delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,
-                     ) -> tuple[str | None, AnswerInfo]:
+                     may_quote: Collection[int] | None = None) -> tuple[str | None, AnswerInfo]:
         """The cited answer to ``question`` from ``evidence`` (its hits and summaries) and how it was made
         (no text if the deadline passes first). ``sentences``: vectors of the evidence's sentences already known
-        (stored at ingestion), which the extractive answer looks up instead of embedding them."""
+        (stored at ingestion), which the extractive answer looks up instead of embedding them. ``may_quote``: the
+        only passages (1-based) the extractive answer may quote (all, if ``None``)."""
         started = time.monotonic()
         method = "llm" if summarize == "llm" else "extractive"
         if evidence.closest:
@@ -86,7 +87,7 @@ class Answerer:
                 if text is not None:
                     return text, tried
         fallback = tried.reason
-        text = await self.extractive(vector, evidence, budget, question, sentences)
+        text = await self.extractive(vector, evidence, budget, question, sentences, may_quote)
         info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
         if text is None:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
@@ -95,7 +96,8 @@ class Answerer:
         return text, info.model_copy(update={"status": status})
 
     async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "",
-                         sentences: Mapping[str, np.ndarray] | None = None) -> str | None:
+                         sentences: Mapping[str, np.ndarray] | None = None,
+                         may_quote: Collection[int] | None = None) -> str | None:
         """The cited extractive answer, or ``None`` if the deadline passes first; the ``sentences`` whose vectors
         are known are looked up, the others embedded."""
         if budget.expired:
@@ -108,7 +110,8 @@ class Answerer:
             return np.stack([known[text] if text in known else made[text] for text in texts])
 
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.cited(), embed, min_score=self.min_score, summaries=evidence.summaries, question=question))
+            vector, evidence.cited(), embed, min_score=self.min_score, summaries=evidence.summaries, question=question,
+            may_quote=may_quote))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

@@ -123,3 +123,29 @@ async def test_questions_the_records_answer_keep_their_answers(demo_federation, 
     for question in json.loads((demo_dir / "corpus" / "questions.json").read_text()):
         answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
         assert not answer.closest, (question, answer.absent)
+
+
+def test_a_passage_mentions_what_a_question_is_about_in_its_words():
+    from nodes.concepts import focal, mentions
+
+    about = focal(analyse("Which patients have heavy alcohol use?"))
+    assert mentions("Alcohol use disorder, drinking daily.", about), "how much is context, not what"
+    assert not mentions("Denies tobacco use.", about)
+    knee = focal(analyse("Which patients underwent elective total knee arthroplasty?"))
+    assert mentions("Status post total knee arthroplasty on the left.", knee)
+    assert not mentions("Left knee replacement in 2019.", knee), "a paraphrase is not the words"
+    assert focal(analyse("Which elderly patients needed weekly doses?")) == [], "context only"
+
+
+async def test_an_answer_naming_patients_quotes_the_passages_that_say_what_was_asked(demo_federation, nc):
+    from nodes.concepts import focal, mentions
+    from summarizer.answer import _CITED
+
+    question = "Which patients have edema?"
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    about = focal(analyse(question))
+    cited = {int(match["n"]) for match in _CITED.finditer(answer.answer)}
+    assert cited and answer.hits[0].patient, answer.answer
+    assert any(not mentions(hit.text, about) for hit in answer.hits), "some hits are only near the question"
+    assert all(mentions(answer.cited()[n - 1].text, about) for n in cited), \
+        f"the answer names only patients whose passages say what was asked: {answer.answer}"
