@@ -38,6 +38,17 @@ FETCH_K = 20
 Scalar = Union[str, int, float, bool, None]
 
 
+def not_unit(vectors: np.ndarray) -> str | None:
+    """Why ``vectors`` (one, or one per row) are not finite unit vectors, as embeddings are, or ``None``: zero,
+    denormal or unnormalized vectors give meaningless scores."""
+    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+    if not np.isfinite(rows).all():
+        return "holds NaN or infinite values"
+    norms = np.linalg.norm(rows, axis=1)
+    off = np.abs(norms - 1.0) > 1e-3
+    return f"must be a unit vector (its norm is {float(norms[off][0]):.3g})" if off.any() else None
+
+
 class _Model(BaseModel):
     # Unknown fields are ignored so that a newer node can add fields without breaking older ones;
     # missing or ill-typed required fields are still rejected.
@@ -206,12 +217,9 @@ class Query(_Model):
         value = self.embedding
         if len(value) == 0 or len(value) % 4:
             raise ValueError("embedding must be a non-empty run of float32 values (length % 4 == 0)")
-        vector = np.frombuffer(value, dtype="<f4")
-        if not np.isfinite(vector).all():
-            raise ValueError("embedding holds NaN or infinite values")
-        norm = float(np.linalg.norm(vector.astype(np.float64)))
-        if abs(norm - 1.0) > 1e-3:  # zero, denormal or unnormalized vectors give meaningless scores
-            raise ValueError(f"embedding must be a unit vector (its norm is {norm:.3g})")
+        why = not_unit(np.frombuffer(value, dtype="<f4"))
+        if why:
+            raise ValueError(f"embedding {why}")
         return self
 
     @classmethod
@@ -283,10 +291,11 @@ class Hit(_Model):
 
     def sentence_vectors(self, dim: int) -> np.ndarray | None:
         """The vectors of the passage's quotable sentences, one row each of ``dim`` float32 values, if they
-        travelled with the hit (``want = "sentences"``) and are that size."""
+        travelled with the hit (``want = "sentences"``), are that size and are unit vectors (:func:`not_unit`)."""
         if not self.sentences or len(self.sentences) % (4 * dim):
             return None
-        return np.frombuffer(self.sentences, dtype="<f4").reshape(-1, dim)
+        rows = np.frombuffer(self.sentences, dtype="<f4").reshape(-1, dim)
+        return None if not_unit(rows) else rows
 
 
 class SummarySentence(_Model):

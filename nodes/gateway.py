@@ -71,7 +71,7 @@ SHORT_QUESTION_CHARS = 600
 #: :data:`summarizer.answer.MAX_SOURCE_SENTENCES` sentences of them).
 RECORD_PASSAGES = 64
 #: The sentence vectors of this many passages are kept (:meth:`Gateway._stored_sentences`): an answer from passages
-#: answered from before asks no organization for them again (about 15 kB a passage about a patient of the demo).
+#: answered from before asks no organization for them again (about 16 kB a passage about a patient of the demo).
 REMEMBERED_PASSAGES = 2048
 
 
@@ -170,7 +170,7 @@ class Gateway(NodeService):
 
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
                                                                            budget, delta, sentences,
-                                                                           _quotable(analysis, answer))
+                                                                           _may_quote(analysis, answer))
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -231,10 +231,11 @@ class Gateway(NodeService):
         for a follow-up, as for any question). A passage's vectors are used for its own sentences only, as its
         organization sent them for its text; a sentence keeps the vector of the best-ranked passage that has one.
         The answer embeds what no organization sent in time, or sent as no set of unit vectors, one per sentence
-        it quotes of that passage."""
+        it quotes of that passage (:meth:`bus.messages.Hit.sentence_vectors`)."""
         named = [hit for hit in hits if hit.patient and not hit.withheld and hit.org in self.orgs][:MAX_PASSAGES_NAMED]
-        rows = {_passage_key(hit): self._passage_sentences.get(_passage_key(hit)) for hit in named}
-        wanted = [hit for hit in named if rows[_passage_key(hit)] is None]
+        keys = {(hit.path, hit.id): _passage_key(hit) for hit in named}
+        said = {(hit.path, hit.id): quotable(hit.text, hit.patient) for hit in named}
+        wanted = [hit for hit in named if keys[hit.path, hit.id] not in self._passage_sentences]
         headers = request.headers or {}
         if wanted and not (h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers):  # else: no proof for it
             asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="sentences",
@@ -246,24 +247,22 @@ class Gateway(NodeService):
                 max_leaves=self.max_leaves,
             )
             sent = {(hit.path, hit.id): hit for outcome in outcomes if outcome.result for hit in outcome.result.hits}
-            dim = len(query.vector())
             for hit in wanted:
                 got = sent.get((hit.path, hit.id))
-                vectors = got.sentence_vectors(dim) if got is not None and got.text == hit.text else None
-                if vectors is None or len(vectors) != len(quotable(hit.text, hit.patient)) or not _unit_rows(vectors):
+                rows = got.sentence_vectors(len(query.vector())) if got is not None and got.text == hit.text else None
+                if rows is None or len(rows) != len(said[hit.path, hit.id]):
                     self.counters["sentences.missing"] += 1
                     continue
-                rows[_passage_key(hit)] = self._passage_sentences[_passage_key(hit)] = vectors
-                while len(self._passage_sentences) > REMEMBERED_PASSAGES:
-                    self._passage_sentences.popitem(last=False)
+                self._passage_sentences[keys[hit.path, hit.id]] = rows
         found: dict[str, np.ndarray] = {}
         for hit in named:
-            key = _passage_key(hit)
-            if rows[key] is not None:
-                if key in self._passage_sentences:
-                    self._passage_sentences.move_to_end(key)
-                for text, row in zip(quotable(hit.text, hit.patient), rows[key]):
+            rows = self._passage_sentences.get(keys[hit.path, hit.id])
+            if rows is not None:
+                self._passage_sentences.move_to_end(keys[hit.path, hit.id])
+                for text, row in zip(said[hit.path, hit.id], rows):
                     found.setdefault(text, row)
+        while len(self._passage_sentences) > REMEMBERED_PASSAGES:
+            self._passage_sentences.popitem(last=False)
         return found
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
@@ -344,17 +343,20 @@ class Gateway(NodeService):
         return None
 
 
-def _quotable(analysis: Analysis, answer: Answer) -> set[int] | None:
-    """The passages an extractive answer that names patients quotes: those that mention something the question is
-    about (:func:`nodes.concepts.mentions`; a passage its organization withholds is judged by its summaries), when
-    any does — the others among the hits are only near it. ``None`` (any): reference texts, a question about
-    nothing but its context, or hits none of which says what was asked in its words (a paraphrase: "knee
-    replacement" for "knee arthroplasty")."""
+def _may_quote(analysis: Analysis, answer: Answer) -> set[int] | None:
+    """The passages (1-based) an extractive answer that names patients quotes: those that mention something the
+    question is about (:func:`nodes.concepts.mentions`), and those their organization withholds (no text to judge),
+    when some passage does mention it — the others among the hits are only near it. ``None`` (any): reference texts,
+    a question about nothing but its context, or hits none of which says what was asked in its words (a paraphrase:
+    "knee replacement" for "knee arthroplasty")."""
     about = focal(analysis)
     if not about or not answer.hits or not answer.hits[0].patient:
         return None
-    quoting = {n for n, hit in enumerate(answer.cited(), 1) if not hit.withheld and mentions(hit.text, about)}
-    return quoting | {n for n, hit in enumerate(answer.cited(), 1) if hit.withheld} if quoting else None
+    cited = list(enumerate(answer.cited(), 1))
+    mentioning = {n for n, hit in cited if not hit.withheld and mentions(hit.text, about)}
+    if not mentioning:
+        return None
+    return mentioning | {n for n, hit in cited if hit.withheld}
 
 
 def _passage_key(hit: Hit) -> tuple[str, str, str]:
@@ -362,8 +364,3 @@ def _passage_key(hit: Hit) -> tuple[str, str, str]:
     said = hashlib.sha256(f"{hit.patient}\x00{hit.text}".encode()).hexdigest()[:32]
     return hit.path, hit.id, said
 
-
-def _unit_rows(rows: np.ndarray) -> bool:
-    """Whether every row is a finite unit vector (what an embedding is; anything else would skew the answer)."""
-    norms = np.linalg.norm(rows.astype(np.float64), axis=1)
-    return bool(np.isfinite(norms).all() and (np.abs(norms - 1.0) <= 1e-3).all())

@@ -14,21 +14,17 @@ more stays until the store is compacted (:func:`prune`).
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable
 
 import numpy as np
 
+from nodes.data._sqlite import text_digest
 from summarizer.sentences import quotable
 
 #: The setting recording that every passage's sentences have their vectors.
 SETTING = "sentences"
 VERSION = "1"
-
-
-def digest(sentence: str) -> str:
-    return hashlib.sha256(sentence.encode()).hexdigest()[:32]
 
 
 def weighed(text: str, patient: str | None) -> list[str]:
@@ -38,20 +34,20 @@ def weighed(text: str, patient: str | None) -> list[str]:
 
 def missing(db: sqlite3.Connection, sentences: Iterable[str]) -> list[str]:
     """The distinct ``sentences`` with no stored vector, in their first order."""
-    wanted = {digest(s): s for s in dict.fromkeys(sentences)}
-    have = set(_found(db, list(wanted)))
+    wanted = {text_digest(s): s for s in dict.fromkeys(sentences)}
+    have = set(_found(db, list(wanted), "digest"))
     return [s for d, s in wanted.items() if d not in have]
 
 
 def store(db: sqlite3.Connection, sentences: list[str], vectors: np.ndarray) -> None:
     """Stores the vector of each sentence (within a transaction)."""
     db.executemany("INSERT OR REPLACE INTO sentences VALUES (?, ?)",
-                   [(digest(s), np.asarray(v, dtype="<f4").tobytes()) for s, v in zip(sentences, vectors)])
+                   [(text_digest(s), np.asarray(v, dtype="<f4").tobytes()) for s, v in zip(sentences, vectors)])
 
 
 def vectors(db: sqlite3.Connection, sentences: list[str], dim: int) -> np.ndarray | None:
     """The stored vectors of ``sentences``, one row each in their order, or ``None`` if any is not stored."""
-    digests = [digest(s) for s in sentences]
+    digests = [text_digest(s) for s in sentences]
     found = _found(db, list(dict.fromkeys(digests)))
     if any(d not in found for d in digests):
         return None
@@ -78,17 +74,18 @@ def filled(db: sqlite3.Connection) -> None:
 
 def prune(db: sqlite3.Connection) -> int:
     """Drops the vectors of sentences no stored passage holds any more; how many."""
-    live = {digest(s) for text, patient in db.execute("SELECT text, patient FROM passages")
+    live = {text_digest(s) for text, patient in db.execute("SELECT text, patient FROM passages")
             for s in weighed(text, patient)}
     dead = [d for (d,) in db.execute("SELECT digest FROM sentences") if d not in live]
     db.executemany("DELETE FROM sentences WHERE digest = ?", [(d,) for d in dead])
     return len(dead)
 
 
-def _found(db: sqlite3.Connection, digests: list[str]) -> dict[str, bytes]:
+def _found(db: sqlite3.Connection, digests: list[str], column: str = "vector") -> dict[str, bytes]:
+    """The stored ``column`` (``vector``, or ``digest`` only to learn which are stored) of each of ``digests``."""
     found: dict[str, bytes] = {}
     for start in range(0, len(digests), 900):
         part = digests[start:start + 900]
         marks = ",".join("?" * len(part))
-        found.update(db.execute(f"SELECT digest, vector FROM sentences WHERE digest IN ({marks})", part).fetchall())
+        found.update(db.execute(f"SELECT digest, {column} FROM sentences WHERE digest IN ({marks})", part).fetchall())
     return found

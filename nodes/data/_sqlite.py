@@ -18,6 +18,7 @@ Tables of ``leaf.sqlite``:
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -48,6 +49,11 @@ CREATE TABLE IF NOT EXISTS lengths (
     label INTEGER PRIMARY KEY REFERENCES passages(label) ON DELETE CASCADE, terms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS sentences (digest TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 """
+
+
+def text_digest(text: str) -> str:
+    """What a text is looked up by in the store: a passage's ``text_digest``, a sentence's key in ``sentences``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -177,7 +177,6 @@ class PassageRetriever:
                 made[label] = Hit(score=fields["bm25"] if ranked_by_bm25 else fields["similarity"], **fields)
         return [made[label] for label in labels if label in made]
 
-
     def _carried_sentences(self, passage) -> bytes | None:
         """The stored vectors of the sentences an answer may weigh of ``passage``, as a hit carries them (none if
         it has more than :data:`~bus.messages.MAX_CARRIED_SENTENCES`, or some was not stored)."""

@@ -36,7 +36,7 @@ import numpy as np
 from bus.errors import StoreError
 from nodes.data import _lexicon, _sentences, lexical
 from nodes.data._files import replacing
-from nodes.data._sqlite import connect, read_settings, transaction
+from nodes.data._sqlite import connect, read_settings, text_digest, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
 from nodes.data.index import VectorIndex, exact_scores
 from nodes.data.records import Record, patient_key
@@ -272,7 +272,7 @@ class LeafStore(StoreWrites):
     @staticmethod
     def sentence_key(sentence: str) -> str:
         """What a sentence's vector is stored under (:meth:`all_sentence_vectors`)."""
-        return _sentences.digest(sentence)
+        return text_digest(sentence)
 
     def all_sentence_vectors(self) -> dict[str, np.ndarray]:
         """Every stored sentence vector, by :meth:`sentence_key` (to build a copy of the store without embedding)."""

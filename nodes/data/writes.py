@@ -15,7 +15,6 @@ of a passage about a patient are embedded with it, once per distinct sentence (:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -27,15 +26,12 @@ import numpy as np
 
 from bus.errors import StoreError
 from nodes.data import _lexicon, _sentences
+from nodes.data._sqlite import text_digest
 from nodes.data.chunking import Passage, chunk
 from nodes.data.records import Record, patient_key
 
 #: Records per transaction when many arrive at once (bounded memory, steady progress).
 BATCH = 64
-
-
-def _text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 @dataclass
@@ -166,11 +162,11 @@ class StoreWrites:
                            (record.id, record.digest(), keep_origin, record.text, record.patient, record.date,
                             json.dumps(record.metadata, sort_keys=True), now))
                 for passage in passages[record.id]:
-                    vector = vectors[_text_digest(passage.text)]
+                    vector = vectors[text_digest(passage.text)]
                     label = db.execute(
                         "INSERT INTO passages (id, record_id, text, text_digest, patient, patient_key, date, section, "
                         "metadata, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (passage.id, record.id, passage.text, _text_digest(passage.text), passage.patient,
+                        (passage.id, record.id, passage.text, text_digest(passage.text), passage.patient,
                          patient_key(passage.patient), passage.date, passage.section,
                          json.dumps(passage.metadata, sort_keys=True), vector.astype("<f4").tobytes())).lastrowid
                     _lexicon.index(db, label, passage.text)
@@ -197,7 +193,7 @@ class StoreWrites:
 
     def _vectors_for(self, passages: list[Passage], embedder_factory: Callable, outcome: Outcome) -> dict[str, np.ndarray]:
         """A vector per distinct passage text: the stored one if the text is stored, else freshly embedded."""
-        texts = {_text_digest(p.text): p.text for p in passages}
+        texts = {text_digest(p.text): p.text for p in passages}
         found: dict[str, np.ndarray] = {}
         digests = list(texts)
         with self._lock:
@@ -208,7 +204,7 @@ class StoreWrites:
                         f"SELECT text_digest, vector FROM passages WHERE text_digest IN ({marks}) GROUP BY text_digest", part):
                     found[digest] = np.frombuffer(blob, dtype="<f4")
         missing = [d for d in digests if d not in found]
-        outcome.reused += sum(1 for p in passages if _text_digest(p.text) in found)
+        outcome.reused += sum(1 for p in passages if text_digest(p.text) in found)
         if missing:
             fresh = self._embedder(embedder_factory).embed([texts[d] for d in missing])
             found.update(zip(missing, np.asarray(fresh, dtype=np.float32)))

@@ -93,3 +93,5 @@ def test_a_hit_carries_sentence_vectors_only_of_the_size_asked():
     assert np.array_equal(hit.sentence_vectors(384), rows)
     bare = Hit(id="n", org="o", path="o.u", score=0.5, text="t")
     assert hit.sentence_vectors(768) is None and bare.sentence_vectors(384) is None
+    skewed = Hit(id="n#0", org="o", path="o.u", score=0.5, text="t", sentences=(2 * rows).tobytes())
+    assert skewed.sentence_vectors(384) is None, "no vectors that are not what an embedding is"
