@@ -19,6 +19,7 @@ about a condition no record mentions is answered "no record mentions it", not wi
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -276,9 +277,46 @@ def focal(analysis: Analysis) -> list[Concept]:
 def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
-    held = set(lexical.terms(text))
+    return _mentioned(set(lexical.terms(text)), concepts)
+
+
+def _mentioned(held: set[str], concepts: list[Concept]) -> bool:
     return any(set(option) - _CONTEXT <= held for concept in concepts for option in concept.alternatives
                if set(option) - _CONTEXT)
+
+
+def asked(analysis: Analysis) -> list[list[int]]:
+    """The things a question asks about, each the concepts (their places in ``analysis.concepts``) one of which is
+    enough — "lupus or psoriasis" is one thing — without its context (:func:`is_context`; every concept, when it
+    names nothing else)."""
+    groups: list[list[int]] = []
+    for i, concept in enumerate(analysis.concepts):
+        if concept.either and groups:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    focal = [[i for i in group if not is_context(analysis.concepts[i])] for group in groups]
+    return [group for group in focal if group] or groups
+
+
+def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
+    """How much each thing a question asks about (:func:`asked`) weighs, when it asks about two or more: shares of
+    one by their rarity among the passages the caller may search (inverse document frequency) — what a sentence
+    saying it tells of the question that one saying another does not ("Which patients with heart failure were
+    started on sacubitril?": a note on sacubitril, of which there are few, tells more than one more on heart
+    failure). ``None`` when it asks about fewer, or the records' counts are not known (nothing to weigh)."""
+    groups = asked(analysis)
+    if len(groups) < 2 or stats is None or len(stats.concepts) != len(analysis.concepts) or stats.docs <= 0:
+        return None
+    rarity = [math.log(1.0 + stats.docs / max(1, sum(stats.concepts[i] for i in group))) for group in groups]
+    return {tuple(group): r / sum(rarity) for group, r in zip(groups, rarity)}
+
+
+def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> float:
+    """How much of what the question asks ``text`` mentions (the weights of :func:`weighing`: 0 to 1)."""
+    held = set(lexical.terms(text))
+    return sum(weight for group, weight in weights.items()
+               if _mentioned(held, [analysis.concepts[i] for i in group]))
 
 
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,
@@ -296,13 +334,5 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
-    groups: list[list[Concept]] = []
-    for concept in analysis.concepts:
-        if concept.either and groups:
-            groups[-1].append(concept)
-        else:
-            groups.append([concept])
-    focal = [[c for c in group if not is_context(c)] for group in groups]
-    focal = [group for group in focal if group] or groups
-    missing = [all(c.text in absent for c in group) for group in focal]
+    missing = [all(analysis.concepts[i].text in absent for i in group) for group in asked(analysis)]
     return absent, unknown_patient or (bool(missing) and all(missing)) or (naming and any(missing))

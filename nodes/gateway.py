@@ -47,13 +47,13 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import Analysis, analyse, focal, grounding, mentions
+from nodes.concepts import Analysis, analyse, focal, grounding, mentions, weighed, weighing
 from nodes.merge import fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import MIN_SCORE, passage_number, quotes_whole_record, record_of, sufficient
+from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_record, record_of, sufficient
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import kind_of
 from summarizer.sentences import quotable
@@ -170,7 +170,7 @@ class Gateway(NodeService):
 
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
                                                                            budget, delta, sentences,
-                                                                           _may_quote(analysis, answer))
+                                                                           _focus(analysis, stats, answer))
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -343,20 +343,21 @@ class Gateway(NodeService):
         return None
 
 
-def _may_quote(analysis: Analysis, answer: Answer) -> set[int] | None:
-    """The passages (1-based) an extractive answer that names patients quotes: those that mention something the
-    question is about (:func:`nodes.concepts.mentions`), and those their organization withholds (no text to judge),
-    when some passage does mention it — the others among the hits are only near it. ``None`` (any): reference texts,
-    a question about nothing but its context, or hits none of which says what was asked in its words (a paraphrase:
-    "knee replacement" for "knee arthroplasty")."""
+def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:
+    """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
+    read). It quotes the passages that mention something the question is about (:func:`nodes.concepts.mentions`),
+    and those their organization withholds (no text to judge), when some passage does mention it — the others
+    among the hits are only near it; when none does (a paraphrase: "knee replacement" for "knee arthroplasty"),
+    any. Of a question about two things or more, a sentence saying the rarer in its words weighs more
+    (:func:`nodes.concepts.weighing`)."""
     about = focal(analysis)
     if not about or not answer.hits or not answer.hits[0].patient:
-        return None
+        return Focus()
     cited = list(enumerate(answer.cited(), 1))
     mentioning = {n for n, hit in cited if not hit.withheld and mentions(hit.text, about)}
-    if not mentioning:
-        return None
-    return mentioning | {n for n, hit in cited if hit.withheld}
+    weights = weighing(analysis, stats)
+    return Focus(passages=mentioning | {n for n, hit in cited if hit.withheld} if mentioning else None,
+                 weigh=(lambda text: weighed(text, analysis, weights)) if weights else None)
 
 
 def _passage_key(hit: Hit) -> tuple[str, str, str]:

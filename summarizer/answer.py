@@ -44,6 +44,20 @@ _CITED = re.compile(r"(?P<text>\S.*?) \[(?P<n>\d+)\](?=\s|$)")
 
 
 @dataclass(frozen=True)
+class Focus:
+    """What of the evidence an answer leans on, from what its question asks about (the gateway's to say).
+
+    Attributes:
+        passages: the only hits (1-based) it may quote; ``None``: any.
+        weigh: how much of what the question asks about a sentence says in its words (0 to 1); ``None``: not
+            weighed (a question about one thing: its similarity says it).
+    """
+
+    passages: Collection[int] | None = None
+    weigh: Callable[[str], float] | None = None
+
+
+@dataclass(frozen=True)
 class CitedSentence:
     text: str
     source: int  # 1-based place of the hit in the answer
@@ -99,17 +113,20 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
-           question: str = "", may_quote: Collection[int] | None = None) -> list[CitedSentence]:
+           question: str = "", focus: Focus = Focus()) -> list[CitedSentence]:
     """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
     speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more,
-    from the hits numbered in ``may_quote`` (1-based; all, if ``None``). Evidence about no patient at all
+    after those saying more of what the question asks about as ``focus`` weighs it, from the hits ``focus`` lets it
+    quote.
+    Evidence about no patient at all
     (reference texts) is answered from its best source alone (:func:`from_best_source`): its own words, in its
     own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
         return from_best_source(hits, texts)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
-                                   if may_quote is None or n in may_quote for said in quotable(text, hit.patient)]
+                                   if focus.passages is None or n in focus.passages
+                                   for said in quotable(text, hit.patient)]
     if not pool:
         return []
     # each distinct sentence embedded once: the same words quoted by two passages score the same (ties then go
@@ -121,13 +138,16 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
         [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for text in distinct], dtype=np.float32)
     scores = similar[[row[text] for _, text in pool]]
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
+    # a patient's first sentence is the one saying most of what the question asks about, then the most similar
+    told_of = [round(focus.weigh(text), 6) if focus.weigh else 0.0 for _, text in pool]
+    leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}
     seen: set[tuple[str | None, str]] = set()
     # first the best sentence of each patient (so the answer covers who the evidence is about), then the rest
     for first_pass in (True, False):
         told = {sentence.patient for sentence in chosen}
-        for i in order:
+        for i in leading if first_pass else order:
             n, text = pool[i]
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
@@ -172,13 +192,13 @@ def sufficient(hits: Sequence[Hit], min_score: float = MIN_SCORE) -> bool:
 def extractive_answer(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
                       min_score: float = MIN_SCORE, max_sentences: int = MAX_SENTENCES,
                       summaries: Sequence[Summary] = (), question: str = "",
-                      may_quote: Collection[int] | None = None) -> str:
+                      focus: Focus = Focus()) -> str:
     """The cited extractive answer to a question from its hits (:data:`INSUFFICIENT` without enough evidence),
-    quoting only the hits numbered in ``may_quote`` if given (see :func:`select`)."""
+    leaning on what ``focus`` says (see :func:`select`)."""
     if not sufficient(hits, min_score):
         return INSUFFICIENT
     chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries, question=question,
-                    may_quote=may_quote)
+                    focus=focus)
     return compose(chosen) if chosen else INSUFFICIENT
 
 

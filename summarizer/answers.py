@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from bus.budget import Budget
 from bus.messages import Summarize
 from bus.asking import Answer, AnswerInfo
 from summarizer import generate
-from summarizer.answer import INSUFFICIENT, MIN_SCORE, extractive_answer, insufficient, is_insufficient, sufficient
+from summarizer.answer import INSUFFICIENT, MIN_SCORE, Focus, extractive_answer, insufficient, is_insufficient, sufficient
 
 #: What the gateway keeps, of an LLM answer's time, for the extractive answer that may have to stand in.
 EXTRACTIVE_ANSWER_MS = 400.0
@@ -62,11 +62,11 @@ class Answerer:
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
                      delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,
-                     may_quote: Collection[int] | None = None) -> tuple[str | None, AnswerInfo]:
+                     focus: Focus = Focus()) -> tuple[str | None, AnswerInfo]:
         """The cited answer to ``question`` from ``evidence`` (its hits and summaries) and how it was made
         (no text if the deadline passes first). ``sentences``: vectors of the evidence's sentences already known
-        (stored at ingestion), which the extractive answer looks up instead of embedding them. ``may_quote``: the
-        only passages (1-based) the extractive answer may quote (all, if ``None``)."""
+        (stored at ingestion), which the extractive answer looks up instead of embedding them. ``focus``: what of the
+        evidence the extractive answer leans on (:class:`summarizer.answer.Focus`)."""
         started = time.monotonic()
         method = "llm" if summarize == "llm" else "extractive"
         if evidence.closest:
@@ -87,7 +87,7 @@ class Answerer:
                 if text is not None:
                     return text, tried
         fallback = tried.reason
-        text = await self.extractive(vector, evidence, budget, question, sentences, may_quote)
+        text = await self.extractive(vector, evidence, budget, question, sentences, focus)
         info = tried.model_copy(update={"method": "extractive", "took_ms": round((time.monotonic() - started) * 1000.0, 2)})
         if text is None:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
@@ -97,7 +97,7 @@ class Answerer:
 
     async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "",
                          sentences: Mapping[str, np.ndarray] | None = None,
-                         may_quote: Collection[int] | None = None) -> str | None:
+                         focus: Focus = Focus()) -> str | None:
         """The cited extractive answer, or ``None`` if the deadline passes first; the ``sentences`` whose vectors
         are known are looked up, the others embedded."""
         if budget.expired:
@@ -111,7 +111,7 @@ class Answerer:
 
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
             vector, evidence.cited(), embed, min_score=self.min_score, summaries=evidence.summaries, question=question,
-            may_quote=may_quote))
+            focus=focus))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

@@ -149,3 +149,39 @@ async def test_an_answer_naming_patients_quotes_the_passages_that_say_what_was_a
     assert any(not mentions(hit.text, about) for hit in answer.hits), "some hits are only near the question"
     assert all(mentions(answer.cited()[n - 1].text, about) for n in cited), \
         f"the answer names only patients whose passages say what was asked: {answer.answer}"
+
+
+def test_of_two_things_asked_the_rarer_in_the_records_weighs_more():
+    from nodes.concepts import weighed, weighing
+
+    analysis = analyse("Which patients with heart failure were started on sacubitril?")
+    stats = CollectionStats(docs=1000, concepts=[40, 9, 5])  # heart failure, started (context), sacubitril
+    weights = weighing(analysis, stats)
+    assert weights is not None and len(weights) == 2, "two things asked: 'started' only says when"
+    failure, sacubitril = weights.values()
+    assert sacubitril > failure and abs(failure + sacubitril - 1.0) < 1e-9
+    assert weighed("Continue sacubitril-valsartan.", analysis, weights) == sacubitril
+    assert weighed("Admitted for congestive heart failure; started sacubitril.", analysis, weights) == 1.0
+    assert weighed("Denies chest pain.", analysis, weights) == 0.0
+    assert weighing(analyse("Which patients have edema?"), CollectionStats(docs=1000, concepts=[30])) is None, \
+        "one thing asked: the sentences' similarity says it"
+    assert weighing(analysis, None) is None
+
+
+async def test_each_patient_named_is_quoted_saying_the_rarer_thing_asked(demo_federation, nc):
+    """Every patient an answer names is quoted saying what of the question the records say least often —
+    sacubitril, not only one more diagnosis of heart failure — wherever that patient's cited passages say it."""
+    from nodes.concepts import mentions
+    from summarizer.answer import _CITED
+
+    question = "Which patients with heart failure were started on sacubitril?"
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    rarer = [concept for concept in analyse(question).concepts if concept.text == "sacubitril"]
+    hits, quoted = answer.cited(), {}
+    for match in _CITED.finditer(answer.answer):
+        hit = hits[int(match["n"]) - 1]
+        quoted.setdefault(hit.patient, []).append(match["text"])
+    assert len(quoted) >= 3, answer.answer
+    for patient, said in quoted.items():
+        if any(mentions(hits[n - 1].text, rarer) for n in range(1, len(hits) + 1) if hits[n - 1].patient == patient):
+            assert any(mentions(text, rarer) for text in said), (patient, said)
