@@ -186,9 +186,35 @@ def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
         doc = nlp(question)
         by_role = [str(name) for name in _persons_by_role(doc)]
         found = [str(ent.text) for ent in doc.ents if ent.label_ == "PERSON"] + by_role
-        chunks = [str(chunk.text) for chunk in doc.noun_chunks]
+        chunks = _noun_phrases(doc)
     found = list(dict.fromkeys(found))
     return [name for name in found if _surely_a_person(question, name, set(by_role))], chunks
+
+
+_NOUNS = frozenset({"NOUN", "PROPN"})
+
+
+def _noun_phrases(doc) -> list[str]:
+    """The question's noun phrases: spaCy's noun chunks, each with the nouns right before it that the parse left
+    out of every chunk, and such nouns standing alone as phrases of their own ("receive omalizumab injections":
+    the small model attaches *omalizumab* as a preposition and chunks only *injections*)."""
+    chunks = list(doc.noun_chunks)
+    taken = {i for chunk in chunks for i in range(chunk.start, chunk.end)}
+    phrases, stray = [], []
+    for chunk in chunks:
+        start = chunk.start
+        while start > 0 and start - 1 not in taken and doc[start - 1].pos_ in _NOUNS:
+            start -= 1
+        taken.update(range(start, chunk.start))
+        phrases.append((start, str(doc[start:chunk.end].text)))
+    for token in doc:
+        if token.i not in taken and token.pos_ in _NOUNS:
+            if stray and stray[-1][1] == token.i - 1:
+                stray[-1] = (stray[-1][0], token.i)
+            else:
+                stray.append((token.i, token.i))
+    phrases += [(first, str(doc[first:last + 1].text)) for first, last in stray]
+    return [text for _, text in sorted(phrases)]
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:

@@ -125,3 +125,18 @@ def test_a_question_asked_again_is_not_parsed_again_and_each_caller_owns_its_lis
     if again[1] is not None:
         again[1].append("a phrase of mine")
     assert names.parse(question) == first, "what one caller does with its lists is not the next caller's answer"
+
+
+@pytest.mark.skipif(_spacy_model() is None, reason="the optional 'names' extra (spaCy) is not installed")
+def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_asked():
+    from nodes import names
+    from nodes.concepts import analyse
+
+    def asked(question: str) -> list[str]:
+        filters, phrases = names.parse(question)
+        return [concept.text for concept in analyse(question, filters.patients, phrases).concepts]
+
+    # spaCy's small model attaches "omalizumab" as a preposition and chunks only "injections"
+    assert asked("Which patients with asthma receive omalizumab injections?") == ["asthma", "omalizumab injections"]
+    assert asked("Which patients with COPD take roflumilast?") == ["COPD", "roflumilast"]
+    assert asked("Who stopped warfarin?") == ["warfarin"], "a verb before a phrase stays out of it"
