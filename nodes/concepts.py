@@ -217,7 +217,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         if base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS or (before == "how" and base in HOW):
             close()
         else:
-            run.append(word[:-2] if folded.endswith("'s") else word)
+            run.append(word)
         end = match.end()
         before = base
     close()

@@ -76,8 +76,8 @@ def test_the_alternatives_a_question_offers_are_marked():
 
 def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_mentioned():
     analysis = analyse("Which patients have Crohn's disease or gout?")
-    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0])) == (["Crohn disease", "gout"], True)
-    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3])) == (["Crohn disease"], False)
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0])) == (["Crohn's disease", "gout"], True)
+    assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3])) == (["Crohn's disease"], False)
     assert grounding(analysis, None) == ([], False), "without counts nothing is judged absent"
     assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown_patient=True)[1], "a person held nowhere"
     assert not grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), naming=True)[1], "one alternative is enough"

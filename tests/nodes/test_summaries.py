@@ -173,7 +173,7 @@ async def test_the_closest_records_are_not_summarized_as_if_they_answered(releas
     assert any(s.path == "hospital_a" for s in answer.summaries)
     assert all(s.status == "insufficient" and not s.sentences and not s.clusters and s.error.type == "ungrounded"
                for s in summaries), summaries
-    assert "Crohn disease" in answer.summaries[0].error.reason
+    assert "Crohn's disease" in answer.summaries[0].error.reason
     assert not any(name in s.model_dump_json() for s in summaries for name in patients), "no summary names anyone"
 
 

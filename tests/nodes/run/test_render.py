@@ -8,7 +8,7 @@ from bus.messages import ErrorInfo, Hit, Summary
 from nodes.run.render import answer_text
 from summarizer.answer import insufficient
 
-WHY = "no record searched mentions Crohn disease"
+WHY = "no record searched mentions Crohn's disease"
 
 
 def hit(n: int, record: str = "note-1", patient: str | None = "Ana Ruiz") -> Hit:
@@ -17,7 +17,7 @@ def hit(n: int, record: str = "note-1", patient: str | None = "Ana Ruiz") -> Hit
 
 
 def test_a_refusal_says_its_reason_once_and_summaries_of_nothing_are_left_out():
-    answer = Answer(question="Which patients have Crohn's disease?", hits=[hit(0)], closest=True, absent=["Crohn disease"],
+    answer = Answer(question="Which patients have Crohn's disease?", hits=[hit(0)], closest=True, absent=["Crohn's disease"],
                     answer=insufficient(WHY), answer_info=AnswerInfo(method="extractive", status="insufficient", reason=WHY),
                     summaries=[Summary(path="hospital_a", method="extractive", status="insufficient", passages=12,
                                        error=ErrorInfo(type="ungrounded", reason=WHY)),
@@ -26,7 +26,7 @@ def test_a_refusal_says_its_reason_once_and_summaries_of_nothing_are_left_out():
                                        relevant=0)])
     text = answer_text(answer)
     assert " ".join(text.split()).casefold().count(WHY.casefold()) == 1, text
-    assert "Closest records — they do not mention Crohn disease:" in text
+    assert "Closest records — they do not mention Crohn's disease:" in text
     assert "Summary of hospital_a" not in text and "Summary of hospital_b" not in text, "nothing they say is new"
     assert "Summary of hospital_c (extractive, insufficient; 0 of 9 passages relevant)" in text, \
         "a summary that read passages and found none relevant still says so"
