@@ -83,9 +83,10 @@ SYNONYMS = [
     ["htn", "hypertension"],
     ["dm", "diabetes"],
 ]
-#: Kinds of drug a question may ask about by kind, and common members of each: a passage naming a member
-#: mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of missed levetiracetam),
-#: but not the other way round (a question about warfarin is not answered by apixaban).
+#: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each: a
+#: passage naming a member mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of
+#: missed levetiracetam, "What imaging was done for headache?" by one of a head CT), but not the other way round (a
+#: question about warfarin is not answered by apixaban).
 KINDS = [
     (["antiepileptic", "anticonvulsant", "antiseizure", "seizure medication"],
      "levetiracetam lamotrigine valproate phenytoin carbamazepine oxcarbazepine lacosamide topiramate"),
@@ -106,6 +107,10 @@ KINDS = [
     (["antihypertensive", "blood pressure medication"], "lisinopril amlodipine losartan hydrochlorothiazide "
                                                         "metoprolol valsartan"),
     (["insulin"], "glargine lispro aspart detemir degludec"),
+    (["imaging", "scan", "radiology"], "ct mri mra cta ultrasound sonogram echocardiogram radiograph angiogram "
+                                       "angiography tomography fluoroscopy mammogram"),
+    (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "
+                                    "platelets bilirubin albumin"),
 ]
 #: Endings that make one clinical word of another (the condition and what has it, the act and the event), which
 #: the index's stemmer keeps apart: "stenosis" and "stenotic", "anemia" and "anemic", "neuropathy" and
@@ -135,10 +140,25 @@ class Concept:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A question's terms and concepts."""
+    """A question's terms and concepts, and which concept (its place) the question asks for by name, if one: "What
+    *imaging* was done for headache?" is answered by imaging; headache says whose."""
 
     terms: list[str] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
+    wanted: int | None = None
+
+
+#: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...
+_WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?", re.IGNORECASE)
+
+
+def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analysis:
+    """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one."""
+    text = unicodedata.normalize("NFKC", question)
+    opening = _WANTED.match(text)
+    rest = text[opening.end():].casefold() if opening else ""
+    wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
+    return Analysis(terms, concepts, wanted if opening else None)
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -184,7 +204,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
         found += [concept for concept in analyse(question, names).concepts if not held & set(concept.alternatives[0])]
-        return Analysis(analyse(question).terms, _joined(question, found[:MAX_CONCEPTS]))
+        return _analysis(question, analyse(question).terms, _joined(question, found[:MAX_CONCEPTS]))
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
@@ -221,7 +241,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         end = match.end()
         before = base
     close()
-    return Analysis(list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], _joined(question, concepts))
+    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], _joined(question, concepts))
 
 
 _OR = re.compile(r"\b(?:or|nor)\b", re.IGNORECASE)
@@ -300,20 +320,23 @@ def asked(analysis: Analysis) -> list[list[int]]:
 
 
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
-    """How much each thing a question asks about (:func:`asked`) weighs, when it asks about two or more: shares of
-    one by their rarity among the passages the caller may search (inverse document frequency) — what a sentence
-    saying it tells of the question that one saying another does not ("Which patients with heart failure were
-    started on sacubitril?": a note on sacubitril, of which there are few, tells more than one more on heart
-    failure). ``None`` when it asks about fewer, or the records' counts are not known (nothing to weigh)."""
+    """How much each thing a question asks about (:func:`asked`) weighs, when it asks about two or more: the thing
+    it asks for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?") one more than all the
+    others together, and each a share of one by its rarity among the passages the caller may search (inverse
+    document frequency) — what a sentence saying it tells of the question that one saying another does not
+    ("Which patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are
+    few, tells more than one more on heart failure). ``None`` when it asks about fewer, or the records' counts are
+    not known (nothing to weigh)."""
     groups = asked(analysis)
     if len(groups) < 2 or stats is None or len(stats.concepts) != len(analysis.concepts) or stats.docs <= 0:
         return None
     rarity = [math.log(1.0 + stats.docs / max(1, sum(stats.concepts[i] for i in group))) for group in groups]
-    return {tuple(group): r / sum(rarity) for group, r in zip(groups, rarity)}
+    return {tuple(group): r / sum(rarity) + (1.0 if analysis.wanted in group else 0.0)
+            for group, r in zip(groups, rarity)}
 
 
 def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> float:
-    """How much of what the question asks ``text`` mentions (the weights of :func:`weighing`: 0 to 1)."""
+    """How much of what the question asks ``text`` mentions: the weights (:func:`weighing`) of what it mentions."""
     held = set(lexical.terms(text))
     return sum(weight for group, weight in weights.items()
                if _mentioned(held, [analysis.concepts[i] for i in group]))

@@ -49,12 +49,14 @@ class Focus:
 
     Attributes:
         passages: the only hits (1-based) it may quote; ``None``: any.
-        weigh: how much of what the question asks about a sentence says in its words (0 to 1); ``None``: not
-            weighed (a question about one thing: its similarity says it).
+        weigh: how much of what the question asks about a sentence says in its words (more is more); ``None``:
+            not weighed (a question about one thing: its similarity says it).
+        unsaid: why, when ``passages`` leaves nothing to quote ("none of the closest records mentions imaging").
     """
 
     passages: Collection[int] | None = None
     weigh: Callable[[str], float] | None = None
+    unsaid: str = ""
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,7 @@ def extractive_answer(question_vector: np.ndarray, hits: Sequence[Hit], embed: C
         return INSUFFICIENT
     chosen = select(question_vector, hits, embed, max_sentences=max_sentences, summaries=summaries, question=question,
                     focus=focus)
-    return compose(chosen) if chosen else INSUFFICIENT
+    return compose(chosen) if chosen else insufficient(focus.unsaid)
 
 
 def check(answer: str, hits: Sequence[Hit], summaries: Sequence[Summary] = ()) -> list[str]:

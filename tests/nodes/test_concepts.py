@@ -185,3 +185,32 @@ async def test_each_patient_named_is_quoted_saying_the_rarer_thing_asked(demo_fe
     for patient, said in quoted.items():
         if any(mentions(hits[n - 1].text, rarer) for n in range(1, len(hits) + 1) if hits[n - 1].patient == patient):
             assert any(mentions(text, rarer) for text in said), (patient, said)
+
+
+def test_a_question_asking_for_a_thing_by_name_wants_it_above_the_rest():
+    from nodes.concepts import weighing
+
+    imaging = analyse("What imaging was done for patients with headache?")
+    assert [c.text for c in imaging.concepts] == ["imaging", "headache"] and imaging.wanted == 0
+    assert analyse("What kind of CT scan was done for stroke?").wanted == 0
+    assert analyse("Which patients with heart failure were started on sacubitril?").wanted is None, "patients: who"
+    assert analyse("What is (are) Glaucoma ?").wanted is None
+    weights = weighing(imaging, CollectionStats(docs=1000, concepts=[400, 10]))  # imaging far commoner
+    assert weights[(0,)] >= 1.0 > weights[(1,)], "what is asked for outweighs all the rest, however common"
+
+
+async def test_an_answer_asking_for_a_thing_by_name_quotes_only_what_mentions_it(demo_federation, nc):
+    from nodes.concepts import mentions
+    from summarizer.answer import _CITED
+
+    question = "Which antibiotics were given for pneumonia?"
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    antibiotics = [analyse(question).concepts[0]]
+    quoted = [match["text"] for match in _CITED.finditer(answer.answer)]
+    assert len(quoted) >= 3 and all(mentions(text, antibiotics) for text in quoted), answer.answer
+    # no demo note of a headache mentions imaging: its diagnoses are not the answer
+    question = "What imaging was done for patients with headache?"
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    assert answer.hits and answer.hits[0].patient and not answer.closest
+    assert is_insufficient(answer.answer) and "mentions imaging" in answer.answer, answer.answer
+    assert not any(hit.patient in answer.answer for hit in answer.hits), "names nobody"
