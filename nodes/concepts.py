@@ -54,7 +54,7 @@ HOW = frozenset("long often soon far old big bad serious likely quickly fast ear
 QUALIFIERS = frozenset("""
 elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
 bilateral left right primary secondary early late advanced new old simple complicated uncomplicated major minor
-suspected possible probable known
+suspected possible probable known elevated raised increased decreased abnormal
 """.split())
 #: Words between concepts: a concept ends where one stands.
 BETWEEN = frozenset("and or with without for of in on to from after before during by at due versus vs as than "
@@ -165,6 +165,7 @@ def _stems(phrase: str) -> tuple[str, ...]:
     return tuple(lexical.terms(phrase))
 
 
+_KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 for _names, _members in [(group, "") for group in SYNONYMS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
@@ -289,6 +290,11 @@ def is_context(concept: Concept) -> bool:
     return all(term in _CONTEXT for term in concept.alternatives[0])
 
 
+def names_kind(concept: Concept) -> bool:
+    """Whether ``concept`` is a kind the records name by its members (:data:`KINDS`: "antibiotics", "imaging")."""
+    return concept.alternatives[0] in _KIND_NAMES
+
+
 def focal(analysis: Analysis) -> list[Concept]:
     """What a question is about: its concepts but its context (:func:`is_context`)."""
     return [concept for concept in analysis.concepts if not is_context(concept)]
@@ -320,19 +326,20 @@ def asked(analysis: Analysis) -> list[list[int]]:
 
 
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
-    """How much each thing a question asks about (:func:`asked`) weighs, when it asks about two or more: the thing
-    it asks for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?") one more than all the
-    others together, and each a share of one by its rarity among the passages the caller may search (inverse
-    document frequency) — what a sentence saying it tells of the question that one saying another does not
-    ("Which patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are
-    few, tells more than one more on heart failure). ``None`` when it asks about fewer, or the records' counts are
-    not known (nothing to weigh)."""
+    """How much each thing a question asks about (:func:`asked`) weighs in its answer's sentences: the thing it asks
+    for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?") one more than all the others
+    together, and each a share of one by its rarity among the passages the caller may search (inverse document
+    frequency) — what a sentence saying it tells of the question that one saying another does not ("Which
+    patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are few, tells
+    more than one more on heart failure). ``None`` when there is nothing to weigh — one thing asked about, not by
+    name ("Which patients have edema?": the sentences' similarity says it) — or the records' counts are not known."""
     groups = asked(analysis)
-    if len(groups) < 2 or stats is None or len(stats.concepts) != len(analysis.concepts) or stats.docs <= 0:
+    wanted = [analysis.wanted in group for group in groups]
+    if (len(groups) < 2 and not any(wanted)) or stats is None or len(stats.concepts) != len(analysis.concepts) \
+            or stats.docs <= 0:
         return None
     rarity = [math.log(1.0 + stats.docs / max(1, sum(stats.concepts[i] for i in group))) for group in groups]
-    return {tuple(group): r / sum(rarity) + (1.0 if analysis.wanted in group else 0.0)
-            for group, r in zip(groups, rarity)}
+    return {tuple(group): r / sum(rarity) + float(named) for group, r, named in zip(groups, rarity, wanted)}
 
 
 def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> float:

@@ -47,7 +47,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, weighed, weighing
+from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, weighed, weighing
 from nodes.merge import fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
@@ -345,12 +345,12 @@ class Gateway(NodeService):
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:
     """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
-    read). It quotes the passages that mention something the question is about (:func:`nodes.concepts.mentions`),
-    and those their organization withholds (no text to judge), when some passage does mention it — the others
-    among the hits are only near it; when none does (a paraphrase: "knee replacement" for "knee arthroplasty"),
-    any. A question asking for a thing by name ("What *imaging* was done for headache?") is answered only from
-    passages that mention it: none does, and there is nothing to quote — headaches are not imaging. Of a question
-    about two things or more, a sentence saying more of them weighs more (:func:`nodes.concepts.weighing`)."""
+    read): the passages that say something the question asks about (:func:`nodes.concepts.mentions`) and those
+    their organization withholds (no text to judge), when some passage does say it — the others among the hits are
+    only near it; when none does (a paraphrase: "knee replacement" for "knee arthroplasty"), any. A question asking
+    for a kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from
+    what mentions it or one of its members: when no passage does, there is nothing to quote — headaches are not
+    imaging. A sentence saying more of what is asked weighs more (:func:`nodes.concepts.weighing`)."""
     about = focal(analysis)
     if not about or not answer.hits or not answer.hits[0].patient:
         return Focus()
@@ -358,11 +358,12 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
     withheld = {n for n, hit in cited if hit.withheld}
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
-    wanted = next((group for group in asked(analysis) if analysis.wanted in group), None)
-    if wanted is not None and len(about) > 1:
-        named = [analysis.concepts[i] for i in wanted]
+    wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
+    if wanted is not None and wanted in about and names_kind(wanted):
+        kind = next(group for group in asked(analysis) if analysis.wanted in group)
+        named = [analysis.concepts[i] for i in kind]
         saying = {n for n, hit in cited if not hit.withheld and mentions(hit.text, named)}
-        return Focus(passages=saying | withheld, weigh=weigh,
+        return Focus(passages=saying | withheld, weigh=weigh, strict=True,
                      unsaid=f"none of the closest records mentions {' or '.join(c.text for c in named)}")
     mentioning = {n for n, hit in cited if not hit.withheld and mentions(hit.text, about)}
     return Focus(passages=mentioning | withheld if mentioning else None, weigh=weigh)

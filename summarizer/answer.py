@@ -51,11 +51,14 @@ class Focus:
         passages: the only hits (1-based) it may quote; ``None``: any.
         weigh: how much of what the question asks about a sentence says in its words (more is more); ``None``:
             not weighed (a question about one thing: its similarity says it).
+        strict: a patient's sentences that say nothing of what is asked are left out when some say it (a question
+            asking for a thing by name: "What anticoagulant is he on?" is not answered by his age).
         unsaid: why, when ``passages`` leaves nothing to quote ("none of the closest records mentions imaging").
     """
 
     passages: Collection[int] | None = None
     weigh: Callable[[str], float] | None = None
+    strict: bool = False
     unsaid: str = ""
 
 
@@ -143,9 +146,13 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # a patient's first sentence is the one saying most of what the question asks about, then the most similar
     told_of = [round(focus.weigh(text), 6) if focus.weigh else 0.0 for _, text in pool]
     leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
+    # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
+    # two words may be said only across two sentences: then none is left out)
+    saying = {hits[n - 1].patient for (n, _), told in zip(pool, told_of) if told} if focus.strict else set()
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}
     seen: set[tuple[str | None, str]] = set()
+    weight: dict[int, float] = {}  # of each chosen sentence, by its place in ``chosen``
     # first the best sentence of each patient (so the answer covers who the evidence is about), then the rest
     for first_pass in (True, False):
         told = {sentence.patient for sentence in chosen}
@@ -154,13 +161,16 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
             if (scores[i] < MIN_SENTENCE_SCORE or per_source.get(n, 0) >= PER_PASSAGE or key in seen
+                    or (not told_of[i] and hit.patient in saying)
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue
+            weight[len(chosen)] = told_of[i]
             chosen.append(CitedSentence(text, n, hit.patient, float(scores[i])))
             per_source[n] = per_source.get(n, 0) + 1
             seen.add(key)
             told.add(hit.patient)
-    return sorted(chosen, key=lambda c: (-c.score, c.source))
+    ranked = sorted(range(len(chosen)), key=lambda j: (-weight[j], -chosen[j].score, chosen[j].source))
+    return [chosen[j] for j in ranked]
 
 
 def compose(chosen: Sequence[CitedSentence]) -> str:

@@ -135,6 +135,8 @@ def test_a_passage_mentions_what_a_question_is_about_in_its_words():
     assert mentions("Status post total knee arthroplasty on the left.", knee)
     assert not mentions("Left knee replacement in 2019.", knee), "a paraphrase is not the words"
     assert focal(analyse("Which elderly patients needed weekly doses?")) == [], "context only"
+    troponin = focal(analyse("Which patients have an elevated troponin?"))
+    assert mentions("Initial troponin was 951 ng/L and rose.", troponin), "a value word qualifies, as 'acute' does"
 
 
 async def test_an_answer_naming_patients_quotes_the_passages_that_say_what_was_asked(demo_federation, nc):
