@@ -7,7 +7,7 @@ import re
 from bus.client import ask
 from bus.messages import Hit
 from bus.asking import AskRequest
-from summarizer.answer import INSUFFICIENT, check, extractive_answer, is_insufficient
+from summarizer.answer import INSUFFICIENT, Focus, check, extractive_answer, is_insufficient
 
 
 def hit(n: int, text: str, patient: str | None, score: float) -> Hit:
@@ -34,6 +34,27 @@ def test_every_sentence_is_quoted_from_the_passage_it_cites_and_grouped_by_patie
     assert answer.count("Started warfarin") == 1, "the same sentence about the same patient is said once"
     assert "[7]" not in answer and "2023-02-01" not in answer, "no planted citation, no name-and-date prefix"
     assert set(re.findall(r"\[(\d+)\]", answer)) <= {"1", "2", "3"}
+
+
+def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(embedder):
+    from nodes.concepts import analyse, weighed, weighing
+    from bus.messages import CollectionStats
+
+    text = ("Kai Moss, 2023-05-02. HISTORY: Kai Moss is a 78-year-old man seen today for chest pressure. "
+            "He stopped warfarin after a nosebleed last spring.")
+    hits = [hit(1, text, "Kai Moss", 0.7)]
+    question = "What anticoagulant was Kai Moss on?"
+    analysis = analyse(question, ["Kai Moss"])
+    weights = weighing(analysis, CollectionStats(docs=100, concepts=[9]))
+    weigh = lambda said: weighed(said, analysis, weights)  # noqa: E731
+    vector = embedder.embed_one(question)
+    loose = extractive_answer(vector, hits, embedder.embed, focus=Focus(weigh=weigh))
+    strict = extractive_answer(vector, hits, embedder.embed, focus=Focus(weigh=weigh, strict=True))
+    assert loose.startswith("Kai Moss: He stopped warfarin"), "the sentence naming a member of the kind leads"
+    assert "78-year-old" in loose, "a loose focus adds the nearest of the rest"
+    assert strict == "Kai Moss: He stopped warfarin after a nosebleed last spring. [1]", strict
+    nothing = extractive_answer(vector, hits, embedder.embed, focus=Focus(passages=set(), unsaid="none says it"))
+    assert nothing == INSUFFICIENT + " None says it.", nothing
 
 
 def test_no_passage_or_weak_evidence_gives_no_answer_and_names_nobody(embedder):
