@@ -140,12 +140,14 @@ class Concept:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A question's terms and concepts, and which concept (its place) the question asks for by name, if one: "What
-    *imaging* was done for headache?" is answered by imaging; headache says whose."""
+    """A question's terms and concepts, which concept (its place) the question asks for by name, if one — "What
+    *imaging* was done for headache?" is answered by imaging; headache says whose — and which it asks about as
+    absent, denied or stopped ("Which patients do *not* have diabetes?", "Who *stopped* warfarin?")."""
 
     terms: list[str] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     wanted: int | None = None
+    negated: frozenset[int] = frozenset()
 
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...
@@ -158,7 +160,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analy
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    return Analysis(terms, concepts, wanted if opening else None)
+    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept]) == {False})
+    return Analysis(terms, concepts, wanted if opening else None, negated)
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -311,6 +314,59 @@ def _mentioned(held: set[str], concepts: list[Concept]) -> bool:
                if set(option) - _CONTEXT)
 
 
+#: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
+#: NegEx, Chapman et al. 2001, abridged): "denies chest pain", "no history of diabetes", "off anticoagulation",
+#: "stopped warfarin", "migraine without aura"; and pairs of them ("negative for", "ruled out").
+NEGATIONS = frozenset("no not denies denied deny without never off stopped discontinued declined".split())
+NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
+                            ("rules", "out"), ("rule", "out")})
+#: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out").
+UNDOING = frozenset("stopped discontinued".split())
+UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
+#: How many words before a mention a trigger reaches, and how many after it an undoing word.
+NEGATION_REACH, UNDOING_REACH = 6, 3
+#: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however").
+_CLAUSE = re.compile(r"[.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b", re.IGNORECASE)
+
+
+def _polarities(text: str, concepts: list[Concept]) -> set[bool]:
+    """How ``text`` mentions one of ``concepts``, clause by clause: ``True`` where a clause affirms it, ``False``
+    where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); empty when no clause holds all its words."""
+    found: set[bool] = set()
+    for clause in _CLAUSE.split(text):
+        words = [match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(clause or "")]
+        stems = [set(lexical.terms(word)) for word in words]
+        held = set().union(*stems) if stems else set()
+        for concept in concepts:
+            for option in concept.alternatives:
+                need = set(option) - _CONTEXT
+                if not need or not need <= held:
+                    continue
+                places = [i for i, stem in enumerate(stems) if need & stem]
+                before = words[max(0, places[0] - NEGATION_REACH):places[0]]
+                after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
+                negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
+                           or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
+                           or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
+                found.add(not negated)
+    return found
+
+
+def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
+    """Whether ``text`` says one of the question's concepts at ``indices`` the way the question asks about it:
+    present ("Which patients are on warfarin?" is not told by "Stopped warfarin after a nosebleed."), or absent,
+    denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is). A text
+    holding a concept's words only across clauses tells it as present."""
+    for i in indices:
+        polarities = _polarities(text, [analysis.concepts[i]])
+        if polarities:
+            if (i not in analysis.negated) in polarities:
+                return True
+        elif i not in analysis.negated and mentions(text, [analysis.concepts[i]]):
+            return True
+    return False
+
+
 def asked(analysis: Analysis) -> list[list[int]]:
     """The things a question asks about, each the concepts (their places in ``analysis.concepts``) one of which is
     enough — "lupus or psoriasis" is one thing — without its context (:func:`is_context`; every concept, when it
@@ -343,10 +399,9 @@ def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[in
 
 
 def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> float:
-    """How much of what the question asks ``text`` mentions: the weights (:func:`weighing`) of what it mentions."""
-    held = set(lexical.terms(text))
-    return sum(weight for group, weight in weights.items()
-               if _mentioned(held, [analysis.concepts[i] for i in group]))
+    """How much of what the question asks ``text`` says as it asks it (:func:`tells`): the weights (:func:`weighing`)
+    of what it says."""
+    return sum(weight for group, weight in weights.items() if tells(text, analysis, list(group)))
 
 
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,

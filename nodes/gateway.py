@@ -47,7 +47,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, weighed, weighing
+from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
 from nodes.merge import fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
@@ -345,28 +345,42 @@ class Gateway(NodeService):
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:
     """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
-    read): the passages that say something the question asks about (:func:`nodes.concepts.mentions`) and those
-    their organization withholds (no text to judge), when some passage does say it — the others among the hits are
-    only near it; when none does (a paraphrase: "knee replacement" for "knee arthroplasty"), any. A question asking
-    for a kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from
-    what mentions it or one of its members: when no passage does, there is nothing to quote — headaches are not
-    imaging. A sentence saying more of what is asked weighs more (:func:`nodes.concepts.weighing`)."""
-    about = focal(analysis)
-    if not about or not answer.hits or not answer.hits[0].patient:
+    read): the passages that say something the question asks about, as it asks it (:func:`nodes.concepts.tells`:
+    "Which patients are on warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do
+    not have diabetes?" by "no history of diabetes"), and those their organization withholds (no text to judge).
+    When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none
+    mentions it at all (a paraphrase: "knee replacement" for "knee arthroplasty"), any. A question asking for a
+    kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
+    says it or one of its members — headaches are not imaging. A sentence saying more of what is asked weighs
+    more (:func:`nodes.concepts.weighing`)."""
+    about = [i for group in asked(analysis) for i in group]
+    if not focal(analysis) or not answer.hits or not answer.hits[0].patient:
         return Focus()
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
     wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
-    if wanted is not None and wanted in about and names_kind(wanted):
+    if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in asked(analysis) if analysis.wanted in group)
-        named = [analysis.concepts[i] for i in kind]
-        saying = {n for n, hit in cited if not hit.withheld and mentions(hit.text, named)}
+        saying = {n for n, hit in cited if not hit.withheld and tells(hit.text, analysis, kind)}
         return Focus(passages=saying | withheld, weigh=weigh, strict=True,
-                     unsaid=f"none of the closest records mentions {' or '.join(c.text for c in named)}")
-    mentioning = {n for n, hit in cited if not hit.withheld and mentions(hit.text, about)}
-    return Focus(passages=mentioning | withheld if mentioning else None, weigh=weigh)
+                     unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
+    telling = {n for n, hit in cited if not hit.withheld and tells(hit.text, analysis, about)}
+    if telling:
+        return Focus(passages=telling | withheld, weigh=weigh)
+    concepts = [analysis.concepts[i] for i in about]
+    if any(not hit.withheld and mentions(hit.text, concepts) for _, hit in cited):
+        how = ("only as present" if all(i in analysis.negated for i in about) else
+               "only as absent, denied or stopped" if not any(i in analysis.negated for i in about) else "otherwise")
+        return Focus(passages=withheld, weigh=weigh,
+                     unsaid=f"the closest records mention {_said(analysis, about)} {how}")
+    return Focus(weigh=weigh)
+
+
+def _said(analysis: Analysis, indices: list[int]) -> str:
+    """The question's concepts at ``indices``, as it words them."""
+    return " or ".join(analysis.concepts[i].text for i in indices)
 
 
 def _passage_key(hit: Hit) -> tuple[str, str, str]:

@@ -216,3 +216,39 @@ async def test_an_answer_asking_for_a_thing_by_name_quotes_only_what_mentions_it
     assert answer.hits and answer.hits[0].patient and not answer.closest
     assert is_insufficient(answer.answer) and "mentions imaging" in answer.answer, answer.answer
     assert not any(hit.patient in answer.answer for hit in answer.hits), "names nobody"
+
+
+def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
+    from nodes.concepts import tells
+
+    on = analyse("Which patients are on warfarin?")
+    assert on.negated == frozenset()
+    assert tells("Continue warfarin 5 mg daily.", on, [0])
+    assert not tells("Stopped warfarin after a nosebleed and never followed up.", on, [0])
+    assert not tells("Warfarin was stopped; aspirin continued.", on, [0]), "undone after the mention"
+    assert tells("He had been prescribed warfarin but stopped it.", on, [0]), "'but' ends the clause"
+    assert tells("No ulcer. Warfarin 5 mg daily.", on, [0]), "a negation reaches the end of its clause only"
+    without = analyse("Which patients do not have diabetes?")
+    assert without.negated == {0}
+    assert tells("Denies diabetes or hypertension.", without, [0])
+    assert not tells("Type 2 diabetes on metformin.", without, [0])
+    aura = analyse("Which patients had migraine without aura?")
+    assert aura.negated == {1} and tells("Migraine without aura.", aura, [0]) and tells("Migraine without aura.", aura, [1])
+
+
+async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_federation, nc):
+    from nodes.concepts import mentions, tells
+    from summarizer.answer import _CITED
+
+    for question in ("Which patients are on warfarin?", "Who stopped warfarin?"):
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        analysis = analyse(question)
+        warfarin = [c for c in analysis.concepts if "warfarin" in c.text]
+        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
+        told = [text for text in quoted if mentions(text, warfarin)]
+        assert all(tells(text, analysis, [analysis.concepts.index(warfarin[0])]) for text in told), answer.answer
+        if is_insufficient(answer.answer):
+            assert "only as absent, denied or stopped" in answer.answer, answer.answer
+        else:
+            assert told, answer.answer
+    assert told and not is_insufficient(answer.answer), "the demo's records say who stopped warfarin"

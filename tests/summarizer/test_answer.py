@@ -41,7 +41,7 @@ def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(e
     from bus.messages import CollectionStats
 
     text = ("Kai Moss, 2023-05-02. HISTORY: Kai Moss is a 78-year-old man seen today for chest pressure. "
-            "He stopped warfarin after a nosebleed last spring.")
+            "He has taken warfarin since a stroke last spring.")
     hits = [hit(1, text, "Kai Moss", 0.7)]
     question = "What anticoagulant was Kai Moss on?"
     analysis = analyse(question, ["Kai Moss"])
@@ -50,9 +50,9 @@ def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(e
     vector = embedder.embed_one(question)
     loose = extractive_answer(vector, hits, embedder.embed, focus=Focus(weigh=weigh))
     strict = extractive_answer(vector, hits, embedder.embed, focus=Focus(weigh=weigh, strict=True))
-    assert loose.startswith("Kai Moss: He stopped warfarin"), "the sentence naming a member of the kind leads"
+    assert loose.startswith("Kai Moss: He has taken warfarin"), "the sentence naming a member of the kind leads"
     assert "78-year-old" in loose, "a loose focus adds the nearest of the rest"
-    assert strict == "Kai Moss: He stopped warfarin after a nosebleed last spring. [1]", strict
+    assert strict == "Kai Moss: He has taken warfarin since a stroke last spring. [1]", strict
     nothing = extractive_answer(vector, hits, embedder.embed, focus=Focus(passages=set(), unsaid="none says it"))
     assert nothing == INSUFFICIENT + " None says it.", nothing
 
