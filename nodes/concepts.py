@@ -19,6 +19,7 @@ about a condition no record mentions is answered "no record mentions it", not wi
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -160,7 +161,7 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analy
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept]) == {False})
+    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept])[1] == {False})
     return Analysis(terms, concepts, wanted if opening else None, negated)
 
 
@@ -329,27 +330,45 @@ NEGATION_REACH, UNDOING_REACH = 6, 3
 _CLAUSE = re.compile(r"[.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b", re.IGNORECASE)
 
 
-def _polarities(text: str, concepts: list[Concept]) -> set[bool]:
-    """How ``text`` mentions one of ``concepts``, clause by clause: ``True`` where a clause affirms it, ``False``
-    where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); empty when no clause holds all its words."""
-    found: set[bool] = set()
+@functools.lru_cache(maxsize=65_536)
+def _word_terms(word: str) -> frozenset[str]:
+    return frozenset(lexical.terms(word))
+
+
+@functools.lru_cache(maxsize=1_024)
+def _clauses(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...]], ...]]:
+    """The terms of ``text``, and its clauses' words with each word's terms (a passage or sentence an answer
+    weighs: the same texts are asked of each concept)."""
+    clauses = []
     for clause in _CLAUSE.split(text):
-        words = [match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(clause or "")]
-        stems = [set(lexical.terms(word)) for word in words]
-        held = set().union(*stems) if stems else set()
-        for concept in concepts:
-            for option in concept.alternatives:
-                need = set(option) - _CONTEXT
-                if not need or not need <= held:
-                    continue
-                places = [i for i, stem in enumerate(stems) if need & stem]
-                before = words[max(0, places[0] - NEGATION_REACH):places[0]]
-                after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-                negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
-                           or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
-                           or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
-                found.add(not negated)
-    return found
+        words = tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(clause or ""))
+        if words:
+            clauses.append((words, tuple(_word_terms(word) for word in words)))
+    return frozenset(term for _, stems in clauses for stem in stems for term in stem), tuple(clauses)
+
+
+def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
+    """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
+    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); none when no
+    clause holds all its words."""
+    held, clauses = _clauses(text)
+    options = [need for concept in concepts for option in concept.alternatives
+               if (need := set(option) - _CONTEXT) and need <= held]
+    found: set[bool] = set()
+    if not options:
+        return False, found
+    for words, stems in clauses:
+        for need in options:
+            places = [i for i, stem in enumerate(stems) if need & stem]
+            if not places or not need <= set().union(*(stems[i] for i in places)):
+                continue
+            before = words[max(0, places[0] - NEGATION_REACH):places[0]]
+            after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
+            negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
+                       or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
+                       or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
+            found.add(not negated)
+    return True, found
 
 
 def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
@@ -358,11 +377,10 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is). A text
     holding a concept's words only across clauses tells it as present."""
     for i in indices:
-        polarities = _polarities(text, [analysis.concepts[i]])
-        if polarities:
-            if (i not in analysis.negated) in polarities:
-                return True
-        elif i not in analysis.negated and mentions(text, [analysis.concepts[i]]):
+        mentioned, polarities = _polarities(text, [analysis.concepts[i]])
+        if polarities and (i not in analysis.negated) in polarities:
+            return True
+        if mentioned and not polarities and i not in analysis.negated:
             return True
     return False
 
