@@ -307,12 +307,8 @@ def focal(analysis: Analysis) -> list[Concept]:
 def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
-    return _mentioned(set(lexical.terms(text)), concepts)
-
-
-def _mentioned(held: set[str], concepts: list[Concept]) -> bool:
-    return any(set(option) - _CONTEXT <= held for concept in concepts for option in concept.alternatives
-               if set(option) - _CONTEXT)
+    held = _held(text)
+    return any(need <= held for concept in concepts for need in _needs(concept))
 
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
@@ -335,29 +331,39 @@ def _word_terms(word: str) -> frozenset[str]:
     return frozenset(lexical.terms(word))
 
 
-@functools.lru_cache(maxsize=1_024)
-def _clauses(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...]], ...]]:
-    """The terms of ``text``, and its clauses' words with each word's terms (a passage or sentence an answer
-    weighs: the same texts are asked of each concept)."""
+@functools.lru_cache(maxsize=8_192)
+def _held(text: str) -> frozenset[str]:
+    """The terms of ``text`` (the passages and sentences an answer weighs are asked of each concept)."""
+    return frozenset(lexical.terms(text))
+
+
+@functools.lru_cache(maxsize=2_048)
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...]], ...]:
+    """The clauses of ``text``: each one's words, and each word's terms."""
     clauses = []
     for clause in _CLAUSE.split(text):
         words = tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(clause or ""))
         if words:
             clauses.append((words, tuple(_word_terms(word) for word in words)))
-    return frozenset(term for _, stems in clauses for stem in stems for term in stem), tuple(clauses)
+    return tuple(clauses)
+
+
+@functools.lru_cache(maxsize=1_024)
+def _needs(concept: Concept) -> tuple[frozenset[str], ...]:
+    """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context."""
+    return tuple(need for option in concept.alternatives if (need := frozenset(option) - _CONTEXT))
 
 
 def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); none when no
     clause holds all its words."""
-    held, clauses = _clauses(text)
-    options = [need for concept in concepts for option in concept.alternatives
-               if (need := set(option) - _CONTEXT) and need <= held]
+    held = _held(text)
+    options = [need for concept in concepts for need in _needs(concept) if need <= held]
     found: set[bool] = set()
     if not options:
         return False, found
-    for words, stems in clauses:
+    for words, stems in _clauses(text):
         for need in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
