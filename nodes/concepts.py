@@ -204,12 +204,19 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     """The terms and concepts of ``question``, leaving out the patients in ``names``. With ``phrases`` (the
     question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
     joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
-    if phrases is not None:
-        found = [concept for phrase in phrases for concept in analyse(phrase, names).concepts]
+    if phrases is None:
+        concepts = _scanned(question, names)
+    else:
+        found = [concept for phrase in phrases for concept in _scanned(phrase, names)]
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
-        found += [concept for concept in analyse(question, names).concepts if not held & set(concept.alternatives[0])]
-        return _analysis(question, analyse(question).terms, _joined(question, found[:MAX_CONCEPTS]))
+        found += [concept for concept in _scanned(question, names) if not held & set(concept.alternatives[0])]
+        concepts = _joined(question, found[:MAX_CONCEPTS])
+    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
+
+
+def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
+    """The concepts of ``question`` (or of one of its phrases), word by word, without the patients in ``names``."""
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
@@ -246,7 +253,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         end = match.end()
         before = base
     close()
-    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], _joined(question, concepts))
+    return _joined(question, concepts)
 
 
 _OR = re.compile(r"\b(?:or|nor)\b", re.IGNORECASE)

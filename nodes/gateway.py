@@ -353,16 +353,17 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
     kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
     says it or one of its members — headaches are not imaging. A sentence saying more of what is asked weighs
     more (:func:`nodes.concepts.weighing`)."""
-    about = [i for group in asked(analysis) for i in group]
     if not focal(analysis) or not answer.hits or not answer.hits[0].patient:
         return Focus()
+    groups = asked(analysis)
+    about = [i for group in groups for i in group]
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
     wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
-        kind = next(group for group in asked(analysis) if analysis.wanted in group)
+        kind = next(group for group in groups if analysis.wanted in group)
         saying = {n for n, hit in cited if not hit.withheld and tells(hit.text, analysis, kind)}
         return Focus(passages=saying | withheld, weigh=weigh, strict=True,
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")

@@ -3,8 +3,9 @@
 No LLM and no invention: every sentence of an answer is a sentence of one of the passages the
 federation returned, word for word, followed by ``[n]`` — the passage's place in the answer's hits
 (from 1). Sentences are ranked by their embedding's similarity to the question's (the same model
-that ranked the passages), at most :data:`PER_PASSAGE` from one passage, the same sentence about the
-same patient only once, and grouped by patient in the order the evidence ranks them.
+that ranked the passages) — those saying more of what the question asks about first, when the gateway weighs
+it (:class:`Focus`) — at most :data:`PER_PASSAGE` from one passage, the same sentence about the same patient
+only once, and grouped by patient in the order their best sentence ranks.
 
 A hit whose organization releases only summaries to the caller (``withheld``) has no text; what
 may be quoted of it is what the summaries that cite it say (:func:`evidence_texts`).
@@ -122,10 +123,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
     speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more,
     after those saying more of what the question asks about as ``focus`` weighs it, from the hits ``focus`` lets it
-    quote.
-    Evidence about no patient at all
-    (reference texts) is answered from its best source alone (:func:`from_best_source`): its own words, in its
-    own order."""
+    quote. Evidence about no patient at all (reference texts) is answered from its best source alone
+    (:func:`from_best_source`): its own words, in its own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
         return from_best_source(hits, texts)
@@ -144,7 +143,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     scores = similar[[row[text] for _, text in pool]]
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
     # a patient's first sentence is the one saying most of what the question asks about, then the most similar
-    told_of = [round(focus.weigh(text), 6) if focus.weigh else 0.0 for _, text in pool]
+    says = {text: round(focus.weigh(text), 6) for text in distinct} if focus.weigh else {}
+    told_of = [says.get(text, 0.0) for _, text in pool]
     leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
     # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
     # two words may be said only across two sentences: then none is left out)
@@ -152,7 +152,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}
     seen: set[tuple[str | None, str]] = set()
-    weight: dict[int, float] = {}  # of each chosen sentence, by its place in ``chosen``
+    picked: list[int] = []  # the places in ``pool`` of the chosen sentences
     # first the best sentence of each patient (so the answer covers who the evidence is about), then the rest
     for first_pass in (True, False):
         told = {sentence.patient for sentence in chosen}
@@ -164,12 +164,12 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
                     or (not told_of[i] and hit.patient in saying)
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue
-            weight[len(chosen)] = told_of[i]
+            picked.append(i)
             chosen.append(CitedSentence(text, n, hit.patient, float(scores[i])))
             per_source[n] = per_source.get(n, 0) + 1
             seen.add(key)
             told.add(hit.patient)
-    ranked = sorted(range(len(chosen)), key=lambda j: (-weight[j], -chosen[j].score, chosen[j].source))
+    ranked = sorted(range(len(chosen)), key=lambda j: (-told_of[picked[j]], -chosen[j].score, chosen[j].source))
     return [chosen[j] for j in ranked]
 
 
