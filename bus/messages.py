@@ -250,7 +250,9 @@ class Hit(_Model):
     every path, so hits are totally ordered by :meth:`order_key`. ``similarity`` is always the cosine
     similarity (what the evidence floor reads), whatever the list; ``bm25`` the passage's BM25 with the
     federation's statistics (0 without any of the question's words) in every list of a lexical or hybrid
-    question, so the gateway can fuse both on scores (:func:`nodes.merge.fuse`). ``digest`` identifies the
+    question, so the gateway can fuse both on scores (:func:`nodes.merge.fuse`); ``sentence``, in a hybrid
+    question, the cosine similarity of the passage's quotable sentence most similar to the question (vectors
+    stored at ingestion; ``None`` if it has none). ``digest`` identifies the
     passage's normalized text and patient: hits with the same digest are copies of one piece of
     evidence, and the first in the order lists the others in ``duplicates``. ``sentences`` (only in answer to
     ``want = "sentences"``) holds the float32 vectors of the passage's quotable sentences
@@ -270,6 +272,7 @@ class Hit(_Model):
     withheld: bool = False
     similarity: float | None = None
     bm25: float | None = None
+    sentence: float | None = None
     sentences: bytes | None = Field(None, max_length=MAX_CARRIED_SENTENCES * MAX_DIM * 4)
 
     @property

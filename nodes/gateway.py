@@ -48,7 +48,7 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
-from nodes.merge import fuse, merge, summed
+from nodes.merge import depth, fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -146,13 +146,15 @@ class Gateway(NodeService):
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
         # question names is mentioned, or something is and the answer names patients (known once they answered)
         unsummarized = grounding(analysis, stats, naming=True)[1]
-        query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=k,
-                                  fetch_k=max(ask.fetch_k or self.fetch_k, k), filters=filters, collapse=ask.collapse,
+        asked_k = depth(k) if ask.mode == "hybrid" else k  # a hybrid question fuses the top k of deeper lists
+        query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=asked_k,
+                                  fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
+                                  collapse=ask.collapse,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None)
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, budget, trace, why)
-        answer = self._merge(ask, query, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
+        answer = self._merge(ask, query, k, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:
@@ -281,14 +283,14 @@ class Gateway(NodeService):
         )
         return summed(outcomes)
 
-    def _merge(self, ask: AskRequest, query: Query, outcomes: list[ChildOutcome], filters: Filters, trace: str,
+    def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters, trace: str,
                took_ms: float) -> Answer:
-        """The organizations' results as one answer — the dense list, the lexical list or both fused, as the
-        question asked — with no hits, and the reason, when coverage fell short."""
+        """The organizations' results as one answer — the top ``k`` of the dense list, the lexical list or both
+        fused, as the question asked — with no hits, and the reason, when coverage fell short."""
         result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse)
         hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
         if ask.mode == "hybrid":
-            hits = fuse(result.hits, result.lexical, query.k, kind_of(ask.question))
+            hits = fuse(result.hits, result.lexical, k, kind_of(ask.question))
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],

@@ -7,7 +7,7 @@ ties and copies included.
 
 from __future__ import annotations
 
-from bus.messages import CollectionStats, Coverage, Hit, NodeReport, SearchResult
+from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, SearchResult
 from bus.scatter import ChildOutcome
 from nodes.data.topk import select
 from summarizer import kinds
@@ -98,15 +98,26 @@ def merge(outcomes: list[ChildOutcome], k: int, subject: str, took_ms: float, *,
 #: candidates) weighs the rest. Chosen on one half of a MedQuAD sample and checked on the other
 #: (``fedrag eval medquad``), where BM25 alone ranks well below the embedding.
 DENSE_WEIGHT = 0.9
+#: How much of that similarity is the passage's best sentence's (:attr:`bus.messages.Hit.sentence`), the rest the
+#: whole passage's: an answer that says in one sentence what the question asks beats one that is only about the
+#: same topic. Chosen and checked as :data:`DENSE_WEIGHT`.
+SENTENCE_WEIGHT = 0.5
+
+
+def depth(k: int) -> int:
+    """How many passages of each list a hybrid question asks for, to fuse into its top ``k``: half as many again
+    (what ranks 11th by the passage's similarity may rank in the top 10 on its best sentence and its words)."""
+    return min(k + k // 2, MAX_K)
 
 
 def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None) -> list[Hit]:
-    """The top ``k`` of the two ranked lists' passages by a weighted sum of both their scores, once, at the
-    gateway (and the same way in the centralized baseline).
+    """The top ``k`` of the two ranked lists' passages by a weighted sum of their scores, once, at the gateway
+    (and the same way in the centralized baseline).
 
-    Every candidate — a passage in either list — carries both its cosine similarity and its BM25 (a leaf
-    scores each of its hits both ways), so each is scored on both, not only on the list it made:
-    :data:`DENSE_WEIGHT` × similarity + (1 − :data:`DENSE_WEIGHT`) × BM25 / the best candidate's BM25, plus
+    Every candidate — a passage in either list — carries its cosine similarity, its best sentence's and its BM25
+    (a leaf scores each of its hits every way), so each is scored on all, not only on the list it made:
+    :data:`DENSE_WEIGHT` × similarity + (1 − :data:`DENSE_WEIGHT`) × BM25 / the best candidate's BM25, where the
+    similarity is the passage's and its best sentence's (:data:`SENTENCE_WEIGHT`), plus
     :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening gives the kind of answer the question
     asks for (:mod:`summarizer.kinds`). Each hit's score becomes that, in the one total order.
 
@@ -119,7 +130,9 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None) 
     best = max((hit.bm25 or 0.0 for hit in candidates.values()), default=0.0)
     fused = []
     for hit in candidates.values():
-        score = DENSE_WEIGHT * hit.relevance + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
+        similarity = hit.relevance if hit.sentence is None else (
+            (1.0 - SENTENCE_WEIGHT) * hit.relevance + SENTENCE_WEIGHT * hit.sentence)
+        score = DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
             score += kinds.PASSAGE_BONUS
         fused.append(hit.model_copy(update={"score": score}))

@@ -1,15 +1,16 @@
-"""The SQLite side of a leaf's sentence vectors: what an extractive answer weighs, embedded once, at ingestion.
+"""The SQLite side of a leaf's sentence vectors: embedded once, at ingestion, what questions weigh sentence by sentence.
 
 An answer from passages about patients ranks their quotable sentences (:func:`summarizer.sentences.quotable`)
-by similarity to the question (:func:`summarizer.answer.select`). So that it embeds nothing at question time,
-a leaf embeds those sentences when it stores the passages and keeps one vector per distinct sentence, by the
-digest of its text (notes copy text forward: the same sentence is stored once); the gateway fetches them for
-the passages it answers from (``want = "sentences"``, :attr:`bus.messages.Hit.sentences`). Passages about
-nobody (reference texts) are quoted whole, in their own order, without weighing sentences: none are stored.
+by similarity to the question (:func:`summarizer.answer.select`), and a hybrid question ranks every passage also
+by its sentence most similar to the question (:meth:`nodes.data.store.LeafStore.best_sentences`). So that
+neither embeds anything at question time, a leaf embeds those sentences when it stores the passages and keeps
+one vector per distinct sentence, by the digest of its text (notes copy text forward: the same sentence is stored
+once); the gateway fetches them for the passages it answers from (``want = "sentences"``,
+:attr:`bus.messages.Hit.sentences`).
 
-A store built before the table existed is filled when it is next opened with an embedder
-(:meth:`nodes.data.writes.StoreWrites.refresh`, :data:`SETTING`); a vector of a sentence no passage holds any
-more stays until the store is compacted (:func:`prune`).
+A store built before the table existed, or before passages about nobody had theirs (:data:`VERSION` 1), is filled
+when it is next opened with an embedder (:meth:`nodes.data.writes.StoreWrites.refresh`, :data:`SETTING`); a vector
+of a sentence no passage holds any more stays until the store is compacted (:func:`prune`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from summarizer.sentences import quotable
 
 #: The setting recording that every passage's sentences have their vectors.
 SETTING = "sentences"
-VERSION = "1"
+VERSION = "2"
 
 
 def weighed(text: str, patient: str | None) -> list[str]:
-    """The sentences of a passage an answer may weigh: its quotable ones, if it is about a patient; else none."""
-    return quotable(text, patient) if patient else []
+    """The sentences of a passage that are weighed against a question: its quotable ones."""
+    return quotable(text, patient)
 
 
 def missing(db: sqlite3.Connection, sentences: Iterable[str]) -> list[str]:

@@ -60,6 +60,28 @@ def exact_scores(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return products[:, 0] if products.shape[1] else np.zeros(len(products))
 
 
+def best_scores(matrices: list[np.ndarray | None], vector: np.ndarray) -> list[float | None]:
+    """For each matrix, the best :func:`exact_scores` of its rows with ``vector`` (``None`` for ``None`` or no rows):
+    a passage's sentence most similar to a question. Each row is scored on its own, so the result does not
+    depend on which matrices are scored together.
+
+    Only rows whose float32 score is within twice :data:`TOLERANCE` of their matrix's best float32 score are
+    scored exactly: the exactly best row is always among them."""
+    rows = [m for m in matrices if m is not None and len(m)]
+    if not rows:
+        return [None] * len(matrices)
+    lengths = np.fromiter((len(m) for m in rows), dtype=np.int64, count=len(rows))
+    starts = np.zeros(len(rows), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    stacked = np.concatenate(rows)
+    owner = np.repeat(np.arange(len(rows)), lengths)
+    approx = stacked @ np.asarray(vector, dtype=np.float32)
+    near = np.flatnonzero(approx >= np.maximum.reduceat(approx, starts)[owner] - 2 * TOLERANCE)  # each matrix's, in order
+    best = np.maximum.reduceat(exact_scores(stacked[near], vector), np.flatnonzero(np.diff(owner[near], prepend=-1)))
+    found = iter(best.tolist())
+    return [next(found) if m is not None and len(m) else None for m in matrices]
+
+
 class VectorIndex:
     """Unit vectors with integer labels; :meth:`search` gives approximate inner products.
 

@@ -28,6 +28,7 @@ from bus.messages import MAX_CARRIED_SENTENCES, MAX_FETCH_K, CollectionStats, Hi
 from bus.subjects import org_of
 from nodes.data import _sentences, lexical
 from nodes.data.index import TOLERANCE
+from nodes.data.chunking import Passage
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
 
@@ -104,7 +105,17 @@ class PassageRetriever:
         read = _Read(query, vector, visible, bm25)
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
+        if query.mode == "hybrid":
+            self._weigh_sentences([*dense, *lexical], read)
         return Retrieved(dense, known, filtered, lexical)
+
+    def _weigh_sentences(self, hits: list[Hit], read: _Read) -> None:
+        """Gives each hit of a hybrid question the similarity of its best sentence (:attr:`Hit.sentence`), once
+        the lists are chosen: only the passages sent are weighed, all in one go."""
+        chosen = dict(read.passages[hit.id] for hit in hits)
+        best = self.store.best_sentences(chosen, read.vector)
+        for hit in hits:
+            hit.sentence = best[read.passages[hit.id][0]]
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
@@ -153,9 +164,9 @@ class PassageRetriever:
 
     def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
         """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine
-        similarity, with both (BM25 when the search has it: 0 for a passage without the question's words) and,
-        if the query asks, their vectors. Each passage is read, scored and judged once per search (``read``),
-        however many batches and lists hold it."""
+        similarity, with both (BM25 when the search has it: 0 for a passage without the question's words) and, if
+        the query asks, their vectors. Each passage is read, scored and judged once per search (``read``), however
+        many batches and lists hold it."""
         labels = [int(label) for label in labels]
         new = [label for label in labels if label not in read.found]
         if new:
@@ -164,6 +175,7 @@ class PassageRetriever:
             for label, passage, similarity, stored in self.store.scored(new, read.vector):
                 metadata = {**passage.metadata, "record_id": passage.record_id}
                 if read.visible(metadata):
+                    read.passages[passage.id] = (label, passage)
                     read.found[label] = dict(
                         id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
                         metadata=metadata, digest=digest(passage.body, passage.patient), similarity=similarity,
@@ -197,6 +209,7 @@ class _Read:
         self.found: dict[int, dict | None] = {}
         self.by_similarity: dict[int, Hit] = {}
         self.by_bm25: dict[int, Hit] = {}
+        self.passages: dict[str, tuple[int, Passage]] = {}  # what the caller may see, by passage id: label, passage
 
 
 #: Every kind of retriever a leaf may be, by the name its spec gives (``retriever = "passages"``).

@@ -38,7 +38,7 @@ from nodes.data import _lexicon, _sentences, lexical
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, text_digest, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
-from nodes.data.index import VectorIndex, exact_scores
+from nodes.data.index import VectorIndex, best_scores, exact_scores
 from nodes.data.records import Record, patient_key
 from nodes.data.writes import BATCH, StoreWrites
 
@@ -51,6 +51,8 @@ CACHED_PASSAGES = 20_000
 #: terms of recent questions first (:meth:`LeafStore.term_stats`, :meth:`LeafStore.term_columns`). They are
 #: forgotten when the index follows a change, so lexical search sees what dense search does.
 CACHED_POSTINGS = 250_000
+#: How many sentence vectors a store keeps in memory, by passage, for hybrid questions (:meth:`LeafStore.best_sentences`).
+CACHED_SENTENCES = 40_000
 
 #: Bumped when the saved layout changes.
 STORE_FORMAT = 3
@@ -75,6 +77,8 @@ class LeafStore(StoreWrites):
         self.index = VectorIndex(dim)
         self._applied = 0  # the last logged change the index in memory includes
         self._cached: OrderedDict[int, tuple[Passage, np.ndarray]] = OrderedDict()  # label -> passage, vector (LRU)
+        self._sentence_rows: OrderedDict[int, np.ndarray | None] = OrderedDict()  # label -> its sentences' vectors
+        self._sentences_cached = 0
         self._metadata: dict[int, dict] = {}  # label -> its metadata with its record_id, as policies judge them
         self._postings: OrderedDict[str, dict[int, int]] = OrderedDict()  # term -> label -> frequency (LRU)
         self._posted = 0  # how many postings that holds
@@ -198,6 +202,7 @@ class LeafStore(StoreWrites):
             for label in gone:
                 self._cached.pop(label, None)
                 self._lengths.pop(label, None)
+                self._forget_sentences(label)
             if gone or added:
                 self._postings.clear()
                 self._columns.clear()
@@ -268,6 +273,34 @@ class LeafStore(StoreWrites):
         (:mod:`nodes.data._sentences`)."""
         with self._lock:
             return _sentences.vectors(self._db, sentences, self.index.dim)
+
+    def best_sentences(self, passages: dict[int, Passage], vector: np.ndarray) -> dict[int, float | None]:
+        """For each passage (by label), the similarity to ``vector`` of its quotable sentence most similar to it,
+        from the vectors stored at ingestion (:func:`nodes.data.index.best_scores`; ``None`` for a passage with no
+        sentence, or one not stored). The vectors are kept for the next search (:data:`CACHED_SENTENCES`)."""
+        with self._lock:
+            known = {label: self._sentence_rows[label] for label in passages if label in self._sentence_rows}
+            for label in known:
+                self._sentence_rows.move_to_end(label)
+        for label, passage in passages.items():
+            if label not in known:
+                said = self.weighed(passage)
+                with self._lock:
+                    rows = _sentences.vectors(self._db, said, self.index.dim) if said else None
+                    self._sentence_rows[label] = known[label] = rows
+                    self._sentences_cached += 0 if rows is None else len(rows)
+                    while self._sentences_cached > CACHED_SENTENCES and len(self._sentence_rows) > 1:
+                        self._forget_sentences(next(iter(self._sentence_rows)))
+        return dict(zip(passages, best_scores([known[label] for label in passages], vector)))
+
+    def _forget_sentences(self, label: int) -> None:
+        rows = self._sentence_rows.pop(label, None)
+        self._sentences_cached -= 0 if rows is None else len(rows)
+
+    @staticmethod
+    def weighed(passage: Passage) -> list[str]:
+        """The sentences of ``passage`` whose vectors are stored (its quotable ones), in order."""
+        return _sentences.weighed(passage.text, passage.patient)
 
     @staticmethod
     def sentence_key(sentence: str) -> str:

@@ -18,11 +18,11 @@ import numpy as np
 from bus.errors import StoreError
 from bus.messages import Hit
 from bus.subjects import org_of
-from nodes.data.index import exact_scores
+from nodes.data.index import best_scores, exact_scores
 from nodes.data.chunking import Passage
 from nodes.data import lexical
 from nodes.data.topk import Candidates, digest, search_complete, select
-from nodes.merge import fuse
+from nodes.merge import depth, fuse
 from summarizer.kinds import kind_of
 from nodes.run.spec import FederationSpec
 from nodes.data.records import patient_key
@@ -127,12 +127,15 @@ class CentralIndex:
     and id. It is the ground truth "federated top-k equals centralized top-k" is checked against.
     """
 
-    def __init__(self, paths: list[str], passages: list[Passage], matrix: np.ndarray) -> None:
+    def __init__(self, paths: list[str], passages: list[Passage], matrix: np.ndarray,
+                 sentences: dict[str, dict[str, np.ndarray]] | None = None) -> None:
         self.paths = paths
         self.passages = passages
         self.matrix = np.asarray(matrix, dtype=np.float32)
         self._wide = self.matrix.astype(np.float64)
         self._term_counts: list[tuple[dict[str, int], int]] | None = None
+        self._sentences = sentences or {}  # by leaf path, a sentence's vector by its key, as that leaf stored it
+        self._sentence_rows: dict[int, np.ndarray | None] = {}
 
     @classmethod
     def from_spec(cls, spec: FederationSpec) -> "CentralIndex":
@@ -141,23 +144,25 @@ class CentralIndex:
         Raises:
             StoreError: a leaf's store has not been built yet, or the leaves use different models.
         """
-        paths, passages, matrices, fingerprints = [], [], [], set()
+        paths, passages, matrices, fingerprints, sentences = [], [], [], set(), {}
         for path in spec.leaves():
             store = LeafStore.existing(spec.leaf_folder(path))
             fingerprints.add(store.fingerprint)
             leaf_passages, matrix = store.all_vectors()
+            sentences[path] = store.all_sentence_vectors()
             store.close()
             paths += [path] * len(leaf_passages)
             passages += leaf_passages
             matrices.append(matrix)
         if len(fingerprints) > 1:
             raise StoreError(f"leaves were built with different models: {sorted(fingerprints)}")
-        return cls(paths, passages, np.concatenate(matrices) if matrices else np.empty((0, 0), np.float32))
+        return cls(paths, passages, np.concatenate(matrices) if matrices else np.empty((0, 0), np.float32), sentences)
 
     def search(self, vector: np.ndarray, k: int, patients: list[str] | None = None, *,
-               collapse: bool = True, bm25: dict[int, float] | None = None) -> list[Hit]:
+               collapse: bool = True, bm25: dict[int, float] | None = None, sentences: bool = False) -> list[Hit]:
         """The central top ``k`` for ``vector``, restricted to ``patients`` when given (each hit with its BM25
-        from ``bm25``, by row, when given, as a leaf's hits of a hybrid question)."""
+        from ``bm25``, by row, when given, and with ``sentences`` its best sentence's similarity, as a leaf's hits
+        of a hybrid question)."""
         vector = np.asarray(vector, dtype=np.float32)
         rows = np.arange(len(self.passages))
         if patients:
@@ -171,22 +176,30 @@ class CentralIndex:
         def fetch(n: int) -> Candidates:
             chosen = order[:n]
             scores = exact_scores(self.matrix[chosen], vector)
-            hits = [self._hit(int(i), float(s), float(s), None if bm25 is None else bm25.get(int(i), 0.0))
-                    for i, s in zip(chosen, scores)]
+            best = self._best_sentences(chosen, vector) if sentences else [None] * len(chosen)
+            hits = [self._hit(int(i), float(s), float(s), None if bm25 is None else bm25.get(int(i), 0.0), b)
+                    for i, s, b in zip(chosen, scores, best)]
             bound = float(approx[len(chosen) - 1]) + 1e-9 if len(chosen) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=len(chosen) >= len(order))
 
         return search_complete(fetch, k, k, limit=max(len(order), 1), collapse=collapse, ties=False)
 
     def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True,
-                vector: np.ndarray | None = None, bm25: dict[int, float] | None = None) -> list[Hit]:
+                vector: np.ndarray | None = None, bm25: dict[int, float] | None = None,
+                sentences: bool = False) -> list[Hit]:
         """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them),
-        each hit with its cosine similarity to ``vector`` when given (``bm25``: :meth:`bm25` already computed)."""
+        each hit with its cosine similarity to ``vector`` when given, and with ``sentences`` its best sentence's
+        (``bm25``: :meth:`bm25` already computed)."""
         bm25 = self.bm25(terms, patients) if bm25 is None else bm25
         rows = sorted(bm25)
         similarity = exact_scores(self.matrix[rows], vector) if vector is not None and rows else [None] * len(rows)
         hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row]) for row, s in zip(rows, similarity)]
-        return select(hits, k, collapse=collapse)
+        chosen = select(hits, k, collapse=collapse)
+        if sentences and vector is not None:
+            rows_of = {(self.paths[row], self.passages[row].id): row for row in rows}
+            best = self._best_sentences([rows_of[(hit.path, hit.id)] for hit in chosen], vector)
+            chosen = [hit.model_copy(update={"sentence": b}) for hit, b in zip(chosen, best)]
+        return chosen
 
     def bm25(self, terms: list[str], patients: list[str] | None = None) -> dict[int, float]:
         """BM25 over every passage holding one of ``terms`` (of ``patients``, when given), by row."""
@@ -205,20 +218,32 @@ class CentralIndex:
             return self.search(vector, k, patients, collapse=collapse)
         if mode == "lexical":
             return self.lexical(terms, k, patients, collapse=collapse)
-        bm25 = self.bm25(terms, patients)
-        return fuse(self.search(vector, k, patients, collapse=collapse, bm25=bm25),
-                    self.lexical(terms, k, patients, collapse=collapse, vector=vector, bm25=bm25), k, kind_of(question))
+        bm25, deep = self.bm25(terms, patients), depth(k)
+        return fuse(self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
+                    self.lexical(terms, deep, patients, collapse=collapse, vector=vector, bm25=bm25, sentences=True),
+                    k, kind_of(question))
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:
         if self._term_counts is None:
             self._term_counts = [tuple(lexical.counts(p.text)) for p in self.passages]
         return self._term_counts
 
-    def _hit(self, row: int, score: float, similarity: float | None = None, bm25: float | None = None) -> Hit:
+    def _best_sentences(self, rows, vector: np.ndarray) -> list[float | None]:
+        """Each row's best sentence's similarity to ``vector``, as a leaf computes it (:meth:`LeafStore.best_sentences`)."""
+        for row in rows:
+            row = int(row)
+            if row not in self._sentence_rows:
+                stored = self._sentences.get(self.paths[row], {})
+                said = [stored.get(LeafStore.sentence_key(s)) for s in LeafStore.weighed(self.passages[row])]
+                self._sentence_rows[row] = np.stack(said) if said and all(v is not None for v in said) else None
+        return best_scores([self._sentence_rows[int(row)] for row in rows], vector)
+
+    def _hit(self, row: int, score: float, similarity: float | None = None, bm25: float | None = None,
+             sentence: float | None = None) -> Hit:
         passage, path = self.passages[row], self.paths[row]
         return Hit(id=passage.id, org=org_of(path), path=path, score=score, text=passage.text, patient=passage.patient,
                    metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.body, passage.patient), similarity=similarity, bm25=bm25)
+                   digest=digest(passage.body, passage.patient), similarity=similarity, bm25=bm25, sentence=sentence)
 
 
 def intersection(hits: list[Hit], central: list[Hit]) -> float:

@@ -28,7 +28,7 @@ from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.data.topk import digest, select
-from nodes.merge import DENSE_WEIGHT, fuse, merge, pooled
+from nodes.merge import DENSE_WEIGHT, SENTENCE_WEIGHT, depth, fuse, merge, pooled
 from summarizer import kinds
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex, intersection
@@ -327,3 +327,15 @@ def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
     fused = fuse([cause, treatment], [], k=2, kind=kinds.kind_of("How is atrial fibrillation treated?"))
     assert [h.id for h in fused] == ["p1", "p2"]
     assert [h.id for h in fuse([cause, treatment], [], k=2)] == ["p2", "p1"]
+
+
+def test_a_passage_saying_the_answer_in_one_sentence_beats_one_only_about_its_topic():
+    topic = scored(1, 0.72, 0.0)  # about the same topic throughout, no sentence says it
+    says = scored(2, 0.68, 0.0).model_copy(update={"sentence": 0.90})  # one sentence answers the question
+    topic = topic.model_copy(update={"sentence": 0.70})
+    fused = fuse([topic, says], [], k=2)
+    assert [h.id for h in fused] == ["p2", "p1"]
+    assert fused[0].score == pytest.approx(DENSE_WEIGHT * ((1 - SENTENCE_WEIGHT) * 0.68 + SENTENCE_WEIGHT * 0.90), abs=1e-12)
+    # a passage with no sentence weighed (None) is ranked on its own similarity
+    assert [h.id for h in fuse([scored(1, 0.72, 0.0), scored(2, 0.68, 0.0)], [], k=2)] == ["p1", "p2"]
+    assert depth(10) == 15 and depth(1) == 1

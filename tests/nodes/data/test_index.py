@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nodes.data.index import VectorIndex, exact_search
+from nodes.data.index import VectorIndex, best_scores, exact_scores, exact_search
 
 
 def unit_rows(n, dim, seed=0):
@@ -59,3 +59,23 @@ def test_exact_search_breaks_ties_by_position():
     data = np.array([[1, 0], [1, 0], [0, 1]], dtype=np.float32)
     positions, _ = exact_search(data, np.array([1, 0], dtype=np.float32), 2)
     assert positions.tolist() == [0, 1]
+
+
+def test_a_passages_best_sentence_is_its_exactly_best_row_whatever_is_scored_with_it():
+    rng = np.random.default_rng(7)
+
+    def unit(rows):
+        m = rng.normal(size=(rows, 384))
+        return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+    for trial in range(50):
+        vector = unit(1)[0]
+        matrices = [None if rng.random() < 0.1 else unit(int(rng.integers(0, 9))) for _ in range(12)]
+        if trial % 2:  # rows a float32 step apart: near-ties the float32 pre-selection must not break
+            for m in matrices:
+                if m is not None and len(m) > 1:
+                    m[1] = m[0]
+                    m[1, 0] = np.nextafter(m[0, 0], np.float32(2.0))
+        want = [None if m is None or not len(m) else float(exact_scores(m, vector).max()) for m in matrices]
+        assert best_scores(matrices, vector) == want
+        assert [best_scores([m], vector)[0] for m in matrices] == want, "the same alone as together"

@@ -131,3 +131,24 @@ def test_the_kind_of_retriever_comes_from_the_table_and_an_unknown_one_is_named(
             make("vectors", store, "site.x")
     finally:
         store.close()
+
+
+def test_a_hybrid_hit_carries_its_best_sentence_as_its_stored_vectors_score_it(leaf, embedder):
+    import numpy as np
+
+    from bus.messages import CollectionStats
+    from nodes.data.index import exact_scores
+    from summarizer.sentences import quotable
+
+    text = "history of chest pain"
+    stats = CollectionStats(docs=7, length=40, df={"chest": 3, "pain": 2, "histori": 3})
+    asked = query(embedder, text, k=4, collapse=False, mode="hybrid", terms=["chest", "pain", "histori"], stats=stats)
+    found = leaf.search(asked, lambda metadata: True)
+    for hit in [*found.hits, *found.lexical]:
+        said = quotable(hit.text, hit.patient)
+        vectors = leaf.store.sentence_vectors(said)
+        assert vectors is not None and len(vectors) == len(said) > 0
+        assert hit.sentence == float(exact_scores(vectors, asked.vector()).max()), hit.id
+    assert all(hit.sentence is None for hit in leaf.search(asked.model_copy(update={"mode": "dense"}),
+                                                           lambda metadata: True).hits), "only a hybrid question weighs"
+    assert np.isfinite([hit.sentence for hit in found.hits]).all()

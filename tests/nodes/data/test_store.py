@@ -228,8 +228,8 @@ def test_the_sentences_an_answer_weighs_are_embedded_once_at_ingestion(tmp_path,
     reference = Record("ref", "Gout is a form of arthritis. Uric acid crystals build up in a joint.", None)
     copy = Record("n4", RECORDS[0]["text"], "Cy Dorn")  # the same sentences about someone else: nothing new
     outcome = store.apply([reference, copy], [], lambda: embedder)
-    assert outcome.sentences == 0 and store.sentence_vectors(["Gout is a form of arthritis."]) is None, \
-        "a passage about nobody is quoted whole, never weighed: none of its sentences is embedded"
+    assert outcome.sentences == 2 and store.sentence_vectors(["Gout is a form of arthritis."]) is not None, \
+        "a passage about nobody has its sentences embedded too (a hybrid question weighs them); the copy, nothing new"
 
     changed = Record("n2", "Knee fracture after a fall on the ice. Open reduction with plate fixation.", "Bo Chen")
     outcome = store.apply([changed], [], lambda: embedder)
