@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 #: Each kind: the words that ask for it (a regular expression over the folded question), and the word
-#: beginnings of texts that give it. The first kind whose words the question uses is its kind.
+#: beginnings of texts that give it. The kind whose words come first in the question is its kind (a question asks
+#: before it names its topic: "What is the outlook for Testicular Cancer?" asks for an outlook, not a test).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prevention": (r"\b(prevent|avoid|reduce the risk|protect)", (
         "prevent", "avoid", "reduc", "vaccin", "protect", "lower", "quit", "healthy")),
@@ -54,12 +55,12 @@ OPENING_CHARS = 300
 
 
 def kind_of(question: str) -> str | None:
-    """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say."""
+    """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say: the kind whose words
+    come first in it (of two at the same place, the first in :data:`KINDS`)."""
     folded = question.casefold()
-    for kind, (asks, _) in KINDS.items():
-        if re.search(asks, folded):
-            return kind
-    return None
+    found = [(match.start(), order, kind) for order, (kind, (asks, _)) in enumerate(KINDS.items())
+             if (match := re.search(asks, folded))]
+    return min(found)[2] if found else None
 
 
 def speaks_of(text: str, kind: str | None) -> bool:
