@@ -108,9 +108,12 @@ MAX_PASSAGES_NAMED = 16
 #: quotable sentences, so that a reply of :data:`MAX_PASSAGES_NAMED` hits fits in a message at the model's size.
 MAX_CARRIED_SENTENCES = 32
 _Term = Annotated[str, Field(min_length=1, max_length=64)]
+#: At most this many terms in one alternative of a concept.
+MAX_OPTION_TERMS = 8
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
-#: the terms a passage must all hold to mention it.
-_Concept = Annotated[list[Annotated[list[_Term], Field(min_length=1, max_length=8)]],
+#: the terms a passage must all hold to mention it (and a type's or stage's number written next to its word:
+#: :func:`nodes.data.lexical.written_together`).
+_Concept = Annotated[list[Annotated[list[_Term], Field(min_length=1, max_length=MAX_OPTION_TERMS)]],
                      Field(min_length=1, max_length=MAX_ALTERNATIVES)]
 
 

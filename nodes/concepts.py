@@ -25,7 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 
-from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats
+from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical
 
 #: Words that ask rather than name: a concept never holds one (with the index's stop words).
@@ -200,18 +200,67 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
     return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
 
 
+#: A type, stage, grade or class named by its number ("type 1 diabetes", "CKD stage 4", "NYHA class III"): it belongs
+#: to the concept it stands next to, which a record mentions only with the same number written next to the same word
+#: (in digits or Roman numerals: :func:`nodes.data.lexical.written_together`).
+_SPECIFIER = re.compile(r"\b(type|stage|grade|class)\s+(\d|iv|v|i{1,3})([a-c]?)\b", re.IGNORECASE)
+_ARABIC = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+
+
+def _unspecified(text: str) -> str:
+    """``text`` with its specifiers (:data:`_SPECIFIER`) out of the way, each written over by a comma and spaces
+    (the same length: a phrase of the text is at the same place): they join a concept once it is found."""
+    return _SPECIFIER.sub(lambda match: "," + " " * (len(match.group(0)) - 1), text)
+
+
+def _phrase_unspecified(question: str, phrase: str) -> str:
+    """``phrase`` without the words of ``question``'s specifiers (the parser may chunk "IV cancer" of "stage IV
+    cancer")."""
+    at = question.find(phrase)
+    return _unspecified(question)[at:at + len(phrase)] if at >= 0 else _unspecified(phrase)
+
+
+def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
+    """``concepts``, each standing right before or after a specifier in ``question`` ("chronic kidney disease stage
+    4", "type 1 diabetes") written with it, and each of its alternatives ending in the specifier's word and number
+    (in digits: :func:`nodes.data.lexical.specifier`)."""
+    placed = [_place(question, concept) for concept in concepts]
+    for specifier in _SPECIFIER.finditer(question):
+        before = [n for n, at in enumerate(placed) if at and at[1] <= specifier.start()
+                  and question[at[1]:specifier.start()].isspace()]
+        after = [n for n, at in enumerate(placed) if at and at[0] >= specifier.end()
+                 and question[specifier.end():at[0]].isspace()]
+        for n in (before or after)[:1]:
+            number = specifier.group(2).casefold()
+            written = (specifier.group(1).casefold(), _ARABIC.get(number, number) + specifier.group(3).casefold())
+            said = specifier.group(0)
+            concepts[n] = replace(concepts[n], text=f"{concepts[n].text} {said}" if before else f"{said} {concepts[n].text}",
+                                  alternatives=tuple(dict.fromkeys(option[:MAX_OPTION_TERMS - 2] + written
+                                                                   for option in concepts[n].alternatives)))
+    return concepts
+
+
+def _place(question: str, concept: Concept) -> tuple[int, int] | None:
+    """Where ``concept`` is written in ``question``, if it is as found."""
+    words = [re.escape(word) for word in concept.text.split()]
+    found = re.search(r"(?:['’]s)?\W+".join(words), question, re.IGNORECASE) if words else None
+    return (found.start(), found.end()) if found else None
+
+
 def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
     """The terms and concepts of ``question``, leaving out the patients in ``names``. With ``phrases`` (the
     question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
     joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
     if phrases is None:
-        concepts = _scanned(question, names)
+        concepts = _scanned(_unspecified(question), names)
     else:
-        found = [concept for phrase in phrases for concept in _scanned(phrase, names)]
+        found = [concept for phrase in phrases for concept in _scanned(_phrase_unspecified(question, phrase), names)]
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
-        found += [concept for concept in _scanned(question, names) if not held & set(concept.alternatives[0])]
+        found += [concept for concept in _scanned(_unspecified(question), names)
+                  if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
+    concepts = _specified(unicodedata.normalize("NFKC", question), concepts)
     return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
 
 
@@ -265,9 +314,8 @@ def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
     psoriasis"). A concept not found as written is joined to nothing."""
     placed = []
     for concept in concepts:
-        words = [re.escape(word) for word in concept.text.split()]
-        found = re.search(r"(?:['’]s)?\W+".join(words), question, re.IGNORECASE) if words else None
-        placed.append((found.start() if found else len(question), found.end() if found else len(question), concept))
+        start, end = _place(question, concept) or (len(question), len(question))
+        placed.append((start, end, concept))
     placed.sort(key=lambda item: item[0])
     gaps = [""] + [question[end:start] for (_, end, _), (start, _, _) in zip(placed, placed[1:])]
     joined = [bool(_OR.search(gap)) for gap in gaps]
@@ -315,7 +363,8 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
     held = _held(text)
-    return any(need <= held for concept in concepts for need in _needs(concept))
+    return any(need <= held and lexical.written_together(text, option)
+               for concept in concepts for need, option in _needs(concept))
 
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
@@ -356,9 +405,11 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ..
 
 
 @functools.lru_cache(maxsize=1_024)
-def _needs(concept: Concept) -> tuple[frozenset[str], ...]:
-    """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context."""
-    return tuple(need for option in concept.alternatives if (need := frozenset(option) - _CONTEXT))
+def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+    """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (with
+    the alternative, whose specifier the text must also write as one: :func:`nodes.data.lexical.written_together`)."""
+    return tuple((need, option) for option in concept.alternatives
+                 if (need := frozenset(lexical.held_terms(option)) - _CONTEXT))
 
 
 def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
@@ -366,7 +417,8 @@ def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); none when no
     clause holds all its words."""
     held = _held(text)
-    options = [need for concept in concepts for need in _needs(concept) if need <= held]
+    options = [need for concept in concepts for need, option in _needs(concept)
+               if need <= held and lexical.written_together(text, option)]
     found: set[bool] = set()
     if not options:
         return False, found

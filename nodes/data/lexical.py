@@ -88,6 +88,35 @@ def counts(text: str) -> tuple[Counter, int]:
     return Counter(found), len(found)
 
 
+#: The words that name a type, stage, grade or class by its number (:func:`written_together`).
+SPECIFIERS = frozenset({"type", "stage", "grade", "class"})
+_NUMERAL = re.compile(r"(\d)([a-c]?)")
+_ROMAN = {"1": "i", "2": "ii", "3": "iii", "4": "iv", "5": "v"}
+
+
+def specifier(option: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+    """The specifier that ends ``option`` — a concept's terms ending in a specifier's word and number, as
+    :mod:`nodes.concepts` makes them for "CKD stage 4": ``("stage", "4")`` — if it has one."""
+    if len(option) < 2 or option[-2] not in SPECIFIERS or not _NUMERAL.fullmatch(option[-1]):
+        return None
+    return option[-2], option[-1]
+
+
+def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The terms of ``option`` a text must hold: all, but a specifier's number (written "I" it is no term)."""
+    return tuple(option[:-1]) if specifier(option) else tuple(option)
+
+
+def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
+    """Whether ``text`` writes the specifier that ends ``option`` as one — "stage 4", "stage IV", "stage-4" — not
+    apart ("stage 3a ... 4 mg"); true for an option without one. Leaves count and the gateway quotes by this rule."""
+    found = specifier(option)
+    if found is None:
+        return True
+    word, (number, letter) = found[0], _NUMERAL.fullmatch(found[1]).groups()
+    return re.search(rf"\b{word}[\s-]+(?:{number}|{_ROMAN.get(number, number)}){letter}\b", text, re.IGNORECASE) is not None
+
+
 def idf(df: int, docs: int) -> float:
     """BM25's inverse document frequency (Lucene's, never negative)."""
     return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))

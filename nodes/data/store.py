@@ -335,8 +335,9 @@ class LeafStore(StoreWrites):
                    visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int]]:
         """What the passages a caller may see hold of a question's words: how many passages, their total length,
         how many hold each of ``terms``, and how many mention each concept (all the terms of one of its
-        alternatives). ``visible`` judges a passage by its metadata; ``None``: every passage is visible."""
-        needed = sorted(set(terms) | {term for concept in concepts for option in concept for term in option})
+        alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`). ``visible``
+        judges a passage by its metadata; ``None``: every passage is visible."""
+        needed = sorted(set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)})
         with self._lock:
             within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
             docs, length = _lexicon.totals(self._db, within)
@@ -350,7 +351,13 @@ class LeafStore(StoreWrites):
         for concept in concepts:
             holding: set[int] = set()
             for option in concept:
-                holding |= set.intersection(*(set(postings[term]) for term in option))
+                found = set.intersection(*(set(postings[term]) for term in lexical.held_terms(option)))
+                if found and lexical.specifier(option):  # read whether the passage writes it as one
+                    ordered = sorted(found)
+                    found = {label for start in range(0, len(ordered), 500)
+                             for label, passage in self.passages(ordered[start:start + 500]).items()
+                             if lexical.written_together(passage.text, option)}
+                holding |= found
             mentions.append(seen(holding))
         return docs, length, df, mentions
 

@@ -252,3 +252,34 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
         else:
             assert told, answer.answer
     assert told and not is_insufficient(answer.answer), "the demo's records say who stopped warfarin"
+
+
+def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written_as_one():
+    from nodes.concepts import mentions
+
+    for question, said in [("Which patients have chronic kidney disease stage 4?", "chronic kidney disease stage 4"),
+                           ("Which patients have type 1 diabetes?", "type 1 diabetes"),
+                           ("Which patients have stage IV lung cancer?", "stage IV lung cancer"),
+                           ("Which patients with diabetes type 2 have foot ulcers?", "diabetes type 2")]:
+        assert said in concepts(question), concepts(question)
+    assert concepts("What type of diabetes does he have?") == ["diabetes"], "a type asked for is no specifier"
+    stage4 = analyse("Which patients have CKD stage 4?").concepts
+    assert mentions("Chronic kidney disease stage 4, followed by nephrology.", stage4)
+    assert mentions("CKD stage IV.", stage4), "in Roman numerals too"
+    assert not mentions("Chronic kidney disease stage 3a; lisinopril 4 mg daily.", stage4), "the number apart"
+    type1 = analyse("Which patients have type 1 diabetes?").concepts
+    assert mentions("Type 1 diabetes since childhood.", type1) and mentions("Type I diabetes.", type1)
+    assert not mentions("Newly diagnosed type 2 diabetes; discharged after 1 day.", type1)
+
+
+async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
+    notes = " ".join(path.read_text() for path in (demo_dir / "corpus").rglob("*.jsonl")).casefold()
+    assert "stage 3a" in notes and "stage 4" not in notes and "type 2 diabetes" in notes and "type 1" not in notes
+    for question, absent in [("Which patients have chronic kidney disease stage 4?", "chronic kidney disease stage 4"),
+                             ("Which patients have type 1 diabetes?", "type 1 diabetes")]:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        assert answer.absent == [absent] and is_insufficient(answer.answer), answer.answer
+        assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+    answer = await ask(nc, AskRequest(question="Which patients have chronic kidney disease stage 3a?",
+                                      summarize="extractive", mode="hybrid"))
+    assert not answer.absent and not is_insufficient(answer.answer) and "stage 3a" in answer.answer, answer.answer
