@@ -27,8 +27,8 @@ from bus.errors import SpecError
 from bus.messages import MAX_CARRIED_SENTENCES, MAX_FETCH_K, CollectionStats, Hit, Query
 from bus.subjects import org_of
 from nodes.data import _sentences, lexical
-from nodes.data.index import TOLERANCE
 from nodes.data.chunking import Passage
+from nodes.data.index import TOLERANCE
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
 

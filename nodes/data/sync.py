@@ -55,8 +55,8 @@ def file_digest(path: Path, extra: str = "") -> str:
     return digest.hexdigest()
 
 
-def progress_printer(path: str, verbose: bool = True) -> Callable[[int, int | None], None] | None:
-    """Prints a leaf's loading progress to stderr with its rate, at most every few seconds."""
+def progress_printer(path: str, verbose: bool = True, what: str = "records") -> Callable[[int, int | None], None] | None:
+    """Prints a leaf's loading progress (how many ``what``) to stderr with its rate, at most every few seconds."""
     if not verbose:
         return None
     started = time.monotonic()
@@ -70,7 +70,7 @@ def progress_printer(path: str, verbose: bool = True) -> Callable[[int, int | No
         rate = done / max(now - started, 1e-6)
         left = f", about {(total - done) / rate:.0f} s left" if total and rate > 0 else ""
         of = f"/{total}" if total else ""
-        print(f"  {path}: {done}{of} records ({rate:.0f}/s{left})", file=sys.stderr, flush=True)
+        print(f"  {path}: {done}{of} {what} ({rate:.0f}/s{left})", file=sys.stderr, flush=True)
 
     return report
 
@@ -85,7 +85,7 @@ def open_leaf(folder: Path, source: DataSource | None, fingerprint: str, embedde
     """
     store = LeafStore.open(folder, fingerprint, DIM, max_chars=max_chars)
     progress = progress_printer(path, verbose)
-    outcome = store.refresh(embedder_factory, progress)
+    outcome = store.refresh(embedder_factory, progress, progress_printer(path, verbose, "sentences embedded"))
     if source is None:
         return store, outcome if store.records() else None, None
     try:

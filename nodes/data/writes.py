@@ -88,9 +88,10 @@ class StoreWrites:
         """Whether the records must be cut and embedded again (another model or chunker than when stored)."""
         return self._settings().get("stale") == "1"
 
-    def refresh(self, embedder_factory: Callable, progress=None) -> Outcome:
+    def refresh(self, embedder_factory: Callable, progress=None, sentence_progress=None) -> Outcome:
         """Cuts and embeds every stored record again if the model or the chunker changed, and embeds the sentences
-        of a store from before their vectors were stored; else does nothing."""
+        of a store from before their vectors were stored; else does nothing. ``progress`` and ``sentence_progress``
+        are called ``(done, total)`` as records and sentences are embedded."""
         outcome = Outcome()
         if self.stale:
             with self._lock:
@@ -106,7 +107,7 @@ class StoreWrites:
             unfilled = _sentences.unfilled(self._db)
             passages = self._db.execute("SELECT text, patient FROM passages").fetchall() if unfilled else []
         if unfilled:
-            sentences, vectors = self._sentence_vectors_for(passages, embedder_factory, outcome)
+            sentences, vectors = self._sentence_vectors_for(passages, embedder_factory, outcome, sentence_progress)
             with self._transaction() as db:
                 _sentences.store(db, sentences, vectors)
                 _sentences.filled(db)
@@ -212,15 +213,15 @@ class StoreWrites:
         return found
 
     def _sentence_vectors_for(self, passages: list[tuple[str, str | None]], embedder_factory: Callable,
-                              outcome: Outcome) -> tuple[list[str], np.ndarray]:
-        """The sentences an answer may weigh of ``passages`` (text, patient) whose vectors are not stored, and their
-        vectors, freshly embedded."""
+                              outcome: Outcome, progress=None) -> tuple[list[str], np.ndarray]:
+        """The sentences weighed against questions of ``passages`` (text, patient) whose vectors are not stored, and
+        their vectors, freshly embedded (``progress``: called ``(done, total)`` after each batch, if given)."""
         with self._lock:
             todo = _sentences.missing(self._db, (s for text, patient in passages for s in _sentences.weighed(text, patient)))
         if not todo:
             return [], np.zeros((0, 0), dtype=np.float32)
         outcome.sentences += len(todo)
-        return todo, np.asarray(self._embedder(embedder_factory).embed(todo), dtype=np.float32)
+        return todo, np.asarray(self._embedder(embedder_factory).embed(todo, progress=progress), dtype=np.float32)
 
     def _embedder(self, embedder_factory: Callable):
         """The embedder, checked to be the store's model.

@@ -254,3 +254,19 @@ def test_a_store_from_before_sentence_vectors_gets_them_when_next_opened(tmp_pat
     factory.calls = 0
     third, _, _ = opened(tmp_path, data, factory)
     assert factory.calls == 0 and stored_sentences(third) == before, "and only once"
+
+
+def test_a_store_whose_reference_texts_lack_sentence_vectors_embeds_them_with_progress(tmp_path, data, embedder):
+    from nodes.data import _sentences
+
+    store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
+    store.apply([Record("ref", "Gout is a form of arthritis. Uric acid crystals build up in a joint.", None)], [],
+                lambda: embedder)
+    with store._transaction() as db:  # as a store of VERSION 1 left it: no vectors for passages about nobody
+        db.execute("DELETE FROM sentences WHERE digest IN (?, ?)", [store.sentence_key("Gout is a form of arthritis."),
+                   store.sentence_key("Uric acid crystals build up in a joint.")])
+        db.execute("UPDATE settings SET value = '1' WHERE key = ?", (_sentences.SETTING,))
+    seen = []
+    outcome = store.refresh(lambda: embedder, None, lambda done, total: seen.append((done, total)))
+    assert outcome.sentences == 2 and seen and seen[-1] == (2, 2)
+    assert store.sentence_vectors(["Gout is a form of arthritis."]) is not None
