@@ -140,15 +140,69 @@ class Concept:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """A value the question holds a concept to: "an oxygen saturation *below 88%*" (``<``, 88.0)."""
+
+    concept: int  # its place in the question's concepts
+    op: str  # one of :data:`_OPS`
+    value: float
+    text: str  # as the question words it
+
+    def holds(self, value: float) -> bool:
+        return _OPS[self.op](value, self.value)
+
+
+@dataclass(frozen=True)
 class Analysis:
     """A question's terms and concepts, which concept (its place) the question asks for by name, if one — "What
-    *imaging* was done for headache?" is answered by imaging; headache says whose — and which it asks about as
-    absent, denied or stopped ("Which patients do *not* have diabetes?", "Who *stopped* warfarin?")."""
+    *imaging* was done for headache?" is answered by imaging; headache says whose — which it asks about as
+    absent, denied or stopped ("Which patients do *not* have diabetes?", "Who *stopped* warfarin?"), and the values
+    it holds concepts to ("…potassium *above 5.5*?")."""
 
     terms: list[str] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     wanted: int | None = None
     negated: frozenset[int] = frozenset()
+    compared: tuple[Comparison, ...] = ()
+
+
+#: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
+#: than 40%", "hemoglobin < 7".
+_COMPARISON = re.compile(r"(?:\b(?:of\s+)?(above|over|greater\s+than|more\s+than|higher\s+than|at\s+least|below|under|"
+                         r"less\s+than|lower\s+than|at\s+most)|(>=|<=|>|<))\s*(\d+(?:\.\d+)?)\s*(%|[a-z]+(?:/[a-z]+)?)?",
+                         re.IGNORECASE)
+_OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
+_OP_WORDS = {"above": ">", "over": ">", "greater than": ">", "more than": ">", "higher than": ">", "at least": ">=",
+             "below": "<", "under": "<", "less than": "<", "lower than": "<", "at most": "<="}
+#: A value a record gives what it names: right after it, or after a few words ("Hemoglobin was 6.8", "a heart rate
+#: of 161", "oxygen saturation 84% on room air").
+_VALUE = re.compile(r"^(?:\W+[^\W\d]+){0,3}?\W+(\d+(?:\.\d+)?)")
+
+
+def _comparisons(question: str, concepts: list[Concept]) -> tuple[Comparison, ...]:
+    """The values ``question`` holds its concepts to, each right after the concept it is about."""
+    found = []
+    placed = [_place(question, concept) for concept in concepts]
+    for match in _COMPARISON.finditer(question):
+        before = [n for n, at in enumerate(placed) if at and at[1] <= match.start()
+                  and not question[at[1]:match.start()].strip()]
+        if before:
+            op = _OP_WORDS[" ".join(match.group(1).casefold().split())] if match.group(1) else match.group(2)
+            found.append(Comparison(before[-1], op, float(match.group(3)), match.group(0).strip()))
+    return tuple(found)
+
+
+def _values(text: str, concept: Concept) -> list[float]:
+    """The values ``text`` gives ``concept``, written as the question writes it (each word or its stem's beginning)."""
+    words = [re.escape(word[:max(4, len(word) - 2)]) + r"\w*" for word in concept.text.split()]
+    if not words:
+        return []
+    found = []
+    for mention in re.finditer(r"\b" + r"\W+".join(words), text, re.IGNORECASE):
+        value = _VALUE.match(text[mention.end():mention.end() + 40])
+        if value:
+            found.append(float(value.group(1)))
+    return found
 
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...
@@ -162,7 +216,7 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analy
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
     negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept])[1] == {False})
-    return Analysis(terms, concepts, wanted if opening else None, negated)
+    return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts))
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -208,9 +262,13 @@ _ARABIC = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
 
 
 def _unspecified(text: str) -> str:
-    """``text`` with its specifiers (:data:`_SPECIFIER`) out of the way, each written over by a comma and spaces
-    (the same length: a phrase of the text is at the same place): they join a concept once it is found."""
-    return _SPECIFIER.sub(lambda match: "," + " " * (len(match.group(0)) - 1), text)
+    """``text`` with its specifiers (:data:`_SPECIFIER`) and comparisons (:data:`_COMPARISON`) out of the way, each
+    written over by a comma and spaces (the same length: a phrase of the text is at the same place): they join a
+    concept once it is found."""
+    def blank(match: re.Match) -> str:
+        return "," + " " * (len(match.group(0)) - 1)
+
+    return _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text))
 
 
 def _phrase_unspecified(question: str, phrase: str) -> str:
@@ -439,9 +497,16 @@ def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
 def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     """Whether ``text`` says one of the question's concepts at ``indices`` the way the question asks about it:
     present ("Which patients are on warfarin?" is not told by "Stopped warfarin after a nosebleed."), or absent,
-    denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is). A text
-    holding a concept's words only across clauses tells it as present."""
+    denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is), at a value
+    that holds when the question asks for one (:attr:`Analysis.compared`: "…oxygen saturation below 88%?" is told
+    by "oxygen saturation 84% on room air", not by 92%). A text holding a concept's words only across clauses tells
+    it as present."""
     for i in indices:
+        held_to = [comparison for comparison in analysis.compared if comparison.concept == i]
+        if held_to:  # a value asked for: told by a value that holds, whatever else the text says
+            if any(comparison.holds(value) for comparison in held_to for value in _values(text, analysis.concepts[i])):
+                return True
+            continue
         mentioned, polarities = _polarities(text, [analysis.concepts[i]])
         if polarities and (i not in analysis.negated) in polarities:
             return True

@@ -349,7 +349,8 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
     """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
     read): the passages that say something the question asks about, as it asks it (:func:`nodes.concepts.tells`:
     "Which patients are on warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do
-    not have diabetes?" by "no history of diabetes"), and those their organization withholds (no text to judge).
+    not have diabetes?" by "no history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and
+    those their organization withholds (no text to judge).
     When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none
     mentions it at all (a paraphrase: "knee replacement" for "knee arthroplasty"), any. A question asking for a
     kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
@@ -374,10 +375,12 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
         return Focus(passages=telling | withheld, weigh=weigh)
     concepts = [analysis.concepts[i] for i in about]
     if any(not hit.withheld and mentions(hit.text, concepts) for _, hit in cited):
-        how = ("only as present" if all(i in analysis.negated for i in about) else
-               "only as absent, denied or stopped" if not any(i in analysis.negated for i in about) else "otherwise")
+        held_to = [comparison.text for comparison in analysis.compared if comparison.concept in about]
+        how = (", none " + " or ".join(held_to) if held_to else
+               " only as present" if all(i in analysis.negated for i in about) else
+               " only as absent, denied or stopped" if not any(i in analysis.negated for i in about) else " otherwise")
         return Focus(passages=withheld, weigh=weigh,
-                     unsaid=f"the closest records mention {_said(analysis, about)} {how}")
+                     unsaid=f"the closest records mention {_said(analysis, about)}{how}")
     return Focus(weigh=weigh)
 
 

@@ -283,3 +283,36 @@ async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, 
     answer = await ask(nc, AskRequest(question="Which patients have chronic kidney disease stage 3a?",
                                       summarize="extractive", mode="hybrid"))
     assert not answer.absent and not is_insufficient(answer.answer) and "stage 3a" in answer.answer, answer.answer
+
+
+def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
+    from nodes.concepts import tells
+
+    low = analyse("Which patients had an oxygen saturation below 88%?")
+    assert [c.text for c in low.concepts] == ["oxygen saturation"]
+    assert [(c.op, c.value) for c in low.compared] == [("<", 88.0)]
+    assert tells("Initial oxygen saturation 84% on room air.", low, [0])
+    assert not tells("Oxygen saturation 92% on room air.", low, [0])
+    assert not tells("Supplemental oxygen to keep saturations above 92 percent.", low, [0]), "no value of it"
+    high = analyse("Who has a potassium of more than 5.5?")
+    assert [(c.op, c.value) for c in high.compared] == [(">", 5.5)]
+    assert tells("Potassium was 6.1 mmol/L on arrival.", high, [0]) and not tells("Potassium was 5.5.", high, [0])
+    assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
+
+
+async def test_an_answer_quotes_only_the_values_that_hold(demo_federation, nc):
+    from nodes.concepts import _values
+    from summarizer.answer import _CITED
+
+    for question in ("Which patients had a hemoglobin below 7?", "Which patients had a lactate above 3?",
+                     "Which patients had an oxygen saturation below 80%?"):
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        analysis = analyse(question)
+        [comparison] = analysis.compared
+        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
+        values = [v for text in quoted for v in _values(text, analysis.concepts[comparison.concept])]
+        assert all(comparison.holds(v) for v in values), (question, answer.answer)
+        if is_insufficient(answer.answer):
+            assert f"none {comparison.text}" in answer.answer, answer.answer
+        else:
+            assert values, answer.answer
