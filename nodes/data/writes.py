@@ -221,7 +221,9 @@ class StoreWrites:
         if not todo:
             return [], np.zeros((0, 0), dtype=np.float32)
         outcome.sentences += len(todo)
-        return todo, np.asarray(self._embedder(embedder_factory).embed(todo, progress=progress), dtype=np.float32)
+        embedder = self._embedder(embedder_factory)
+        vectors = embedder.embed(todo) if progress is None else embedder.embed(todo, progress=progress)
+        return todo, np.asarray(vectors, dtype=np.float32)
 
     def _embedder(self, embedder_factory: Callable):
         """The embedder, checked to be the store's model.

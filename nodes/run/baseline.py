@@ -46,7 +46,7 @@ class _KnownVectors:
         self.vectors = vectors
         self.sentences = sentences
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], progress=None) -> np.ndarray:
         found = [self.vectors.get(t) if t in self.vectors else self.sentences.get(LeafStore.sentence_key(t))
                  for t in texts]
         missing = sum(vector is None for vector in found)
