@@ -184,8 +184,7 @@ def _comparisons(question: str, concepts: list[Concept]) -> tuple[Comparison, ..
     found = []
     placed = [_place(question, concept) for concept in concepts]
     for match in _COMPARISON.finditer(question):
-        before = [n for n, at in enumerate(placed) if at and at[1] <= match.start()
-                  and not question[at[1]:match.start()].strip()]
+        before = _beside(question, placed, match.start(), match.end())[0]
         if before:
             op = _OP_WORDS[" ".join(match.group(1).casefold().split())] if match.group(1) else match.group(2)
             found.append(Comparison(before[-1], op, float(match.group(3)), match.group(0).strip()))
@@ -258,10 +257,10 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
 #: to the concept it stands next to, which a record mentions only with the same number written next to the same word
 #: (in digits or Roman numerals: :func:`nodes.data.lexical.written_together`).
 _SPECIFIER = re.compile(r"\b(type|stage|grade|class)\s+(\d|iv|v|i{1,3})([a-c]?)\b", re.IGNORECASE)
-_ARABIC = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+_ARABIC = {roman: digits for digits, roman in lexical.ROMAN.items()}
 
 
-def _unspecified(text: str) -> str:
+def _masked(text: str) -> str:
     """``text`` with its specifiers (:data:`_SPECIFIER`) and comparisons (:data:`_COMPARISON`) out of the way, each
     written over by a comma and spaces (the same length: a phrase of the text is at the same place): they join a
     concept once it is found."""
@@ -271,11 +270,19 @@ def _unspecified(text: str) -> str:
     return _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text))
 
 
-def _phrase_unspecified(question: str, phrase: str) -> str:
-    """``phrase`` without the words of ``question``'s specifiers (the parser may chunk "IV cancer" of "stage IV
-    cancer")."""
+def _phrase_masked(question: str, masked: str, phrase: str) -> str:
+    """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
+    "stage IV cancer"."""
     at = question.find(phrase)
-    return _unspecified(question)[at:at + len(phrase)] if at >= 0 else _unspecified(phrase)
+    return masked[at:at + len(phrase)] if at >= 0 else _masked(phrase)
+
+
+def _beside(question: str, placed: list[tuple[int, int] | None], start: int, end: int) -> tuple[list[int], list[int]]:
+    """The concepts (their places in ``placed``, where each is written) right before ``question[start:end]`` and
+    right after it, only spaces between."""
+    before = [n for n, at in enumerate(placed) if at and at[1] <= start and not question[at[1]:start].strip()]
+    after = [n for n, at in enumerate(placed) if at and at[0] >= end and not question[end:at[0]].strip()]
+    return before, after
 
 
 def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
@@ -284,10 +291,7 @@ def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
     (in digits: :func:`nodes.data.lexical.specifier`)."""
     placed = [_place(question, concept) for concept in concepts]
     for specifier in _SPECIFIER.finditer(question):
-        before = [n for n, at in enumerate(placed) if at and at[1] <= specifier.start()
-                  and question[at[1]:specifier.start()].isspace()]
-        after = [n for n, at in enumerate(placed) if at and at[0] >= specifier.end()
-                 and question[specifier.end():at[0]].isspace()]
+        before, after = _beside(question, placed, specifier.start(), specifier.end())
         for n in (before or after)[:1]:
             number = specifier.group(2).casefold()
             written = (specifier.group(1).casefold(), _ARABIC.get(number, number) + specifier.group(3).casefold())
@@ -309,14 +313,14 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     """The terms and concepts of ``question``, leaving out the patients in ``names``. With ``phrases`` (the
     question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
     joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
+    masked = _masked(question)
     if phrases is None:
-        concepts = _scanned(_unspecified(question), names)
+        concepts = _scanned(masked, names)
     else:
-        found = [concept for phrase in phrases for concept in _scanned(_phrase_unspecified(question, phrase), names)]
+        found = [concept for phrase in phrases for concept in _scanned(_phrase_masked(question, masked, phrase), names)]
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
-        found += [concept for concept in _scanned(_unspecified(question), names)
-                  if not held & set(concept.alternatives[0])]
+        found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
     concepts = _specified(unicodedata.normalize("NFKC", question), concepts)
     return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)

@@ -375,18 +375,27 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
         return Focus(passages=telling | withheld, weigh=weigh)
     concepts = [analysis.concepts[i] for i in about]
     if any(not hit.withheld and mentions(hit.text, concepts) for _, hit in cited):
-        held_to = [comparison.text for comparison in analysis.compared if comparison.concept in about]
-        how = (", none " + " or ".join(held_to) if held_to else
-               " only as present" if all(i in analysis.negated for i in about) else
-               " only as absent, denied or stopped" if not any(i in analysis.negated for i in about) else " otherwise")
         return Focus(passages=withheld, weigh=weigh,
-                     unsaid=f"the closest records mention {_said(analysis, about)}{how}")
+                     unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
     return Focus(weigh=weigh)
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:
     """The question's concepts at ``indices``, as it words them."""
     return " or ".join(analysis.concepts[i].text for i in indices)
+
+
+def _how_else(analysis: Analysis, indices: list[int]) -> str:
+    """How the records mention the question's concepts at ``indices`` when none says them as asked: at other values,
+    or with the other polarity."""
+    held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
+    if held_to:
+        return ", none " + " or ".join(held_to)
+    if all(i in analysis.negated for i in indices):
+        return " only as present"
+    if not any(i in analysis.negated for i in indices):
+        return " only as absent, denied or stopped"
+    return " otherwise"
 
 
 def _passage_key(hit: Hit) -> tuple[str, str, str]:

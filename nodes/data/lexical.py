@@ -91,7 +91,8 @@ def counts(text: str) -> tuple[Counter, int]:
 #: The words that name a type, stage, grade or class by its number (:func:`written_together`).
 SPECIFIERS = frozenset({"type", "stage", "grade", "class"})
 _NUMERAL = re.compile(r"(\d)([a-c]?)")
-_ROMAN = {"1": "i", "2": "ii", "3": "iii", "4": "iv", "5": "v"}
+#: The numbers a specifier may be written with in Roman numerals, by their digits.
+ROMAN = {"1": "i", "2": "ii", "3": "iii", "4": "iv", "5": "v"}
 
 
 def specifier(option: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
@@ -114,7 +115,7 @@ def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
     if found is None:
         return True
     word, (number, letter) = found[0], _NUMERAL.fullmatch(found[1]).groups()
-    return re.search(rf"\b{word}[\s-]+(?:{number}|{_ROMAN.get(number, number)}){letter}\b", text, re.IGNORECASE) is not None
+    return re.search(rf"\b{word}[\s-]+(?:{number}|{ROMAN.get(number, number)}){letter}\b", text, re.IGNORECASE) is not None
 
 
 def idf(df: int, docs: int) -> float:

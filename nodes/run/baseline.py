@@ -136,6 +136,7 @@ class CentralIndex:
         self._term_counts: list[tuple[dict[str, int], int]] | None = None
         self._sentences = sentences or {}  # by leaf path, a sentence's vector by its key, as that leaf stored it
         self._sentence_rows: dict[int, np.ndarray | None] = {}
+        self._rows = {(path, passage.id): row for row, (path, passage) in enumerate(zip(paths, passages))}
 
     @classmethod
     def from_spec(cls, spec: FederationSpec) -> "CentralIndex":
@@ -196,8 +197,7 @@ class CentralIndex:
         hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row]) for row, s in zip(rows, similarity)]
         chosen = select(hits, k, collapse=collapse)
         if sentences and vector is not None:
-            rows_of = {(self.paths[row], self.passages[row].id): row for row in rows}
-            best = self._best_sentences([rows_of[(hit.path, hit.id)] for hit in chosen], vector)
+            best = self._best_sentences([self._rows[(hit.path, hit.id)] for hit in chosen], vector)
             chosen = [hit.model_copy(update={"sentence": b}) for hit, b in zip(chosen, best)]
         return chosen
 
