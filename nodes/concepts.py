@@ -169,7 +169,8 @@ class Analysis:
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
 #: than 40%", "hemoglobin < 7".
 _COMPARISON = re.compile(r"(?:\b(?:of\s+)?(above|over|greater\s+than|more\s+than|higher\s+than|at\s+least|below|under|"
-                         r"less\s+than|lower\s+than|at\s+most)|(>=|<=|>|<))\s*(\d+(?:\.\d+)?)\s*(%|[a-z]+(?:/[a-z]+)?)?",
+                         r"less\s+than|lower\s+than|at\s+most)|(>=|<=|>|<))\s*(\d+(?:\.\d+)?)"
+                         r"(?:\s*(?:%|percent\b|[a-z]+/[a-z]+\b|(?:mmhg|bpm|mg|mcg|g|kg|mmol|meq|iu|u|ng|pg)\b))?",
                          re.IGNORECASE)
 _OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
 _OP_WORDS = {"above": ">", "over": ">", "greater than": ">", "more than": ">", "higher than": ">", "at least": ">=",

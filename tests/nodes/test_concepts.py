@@ -298,6 +298,9 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
     assert [(c.op, c.value) for c in high.compared] == [(">", 5.5)]
     assert tells("Potassium was 6.1 mmol/L on arrival.", high, [0]) and not tells("Potassium was 5.5.", high, [0])
     assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
+    assert [c.text for c in analyse("Which patients had a hemoglobin below 7 and needed a transfusion?").compared] \
+        == ["below 7"], "the words after the number are not its unit"
+    assert [c.text for c in analyse("Which patients had a lactate above 4 mmol/L?").compared] == ["above 4 mmol/L"]
 
 
 async def test_an_answer_quotes_only_the_values_that_hold(demo_federation, nc):
