@@ -176,7 +176,9 @@ class Query(_Model):
     Lexical ranking takes two passes, as Elasticsearch's ``dfs_query_then_fetch`` does: a query with
     ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
     ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
-    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`).
+    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`). In a hybrid query a
+    leaf gives each hit its best sentence's similarity (:attr:`Hit.sentence`) unless ``weigh`` is false: a router
+    asks the leaves of its own process so, and weighs only what survives its merge (:func:`nodes.leaf.weigh_here`).
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
     them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with
@@ -203,6 +205,7 @@ class Query(_Model):
     terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
+    weigh: bool = True
 
     @model_validator(mode="after")
     def _records_only_when_wanted(self) -> "Query":

@@ -6,7 +6,9 @@ asks its retriever (:mod:`nodes.data.retrievers`) for its complete top ``k`` of 
 (:meth:`policies.gate.Gate.visible`, per passage), counting what was hidden. A query that asks for
 ``vectors`` (a summarizing router above) gets each hit's stored vector with it. A query that wants
 ``stats`` gets, instead of hits, what the passages the caller may see hold of its words; one that wants a
-``record`` gets every passage of the records it names that the caller may see.
+``record`` gets every passage of the records it names that the caller may see. A hybrid query from a router of
+the same process comes with ``weigh`` false: the router weighs its hits' best sentences once its merge has
+chosen which go up (:func:`weigh_here`), most of what its leaves send going no further.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import time
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ModelMismatchError
-from bus.messages import Coverage, NodeReport, Query, SearchResult
+import numpy as np
+
+from bus.messages import Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
@@ -25,6 +29,26 @@ from nodes.data.ingest import Ingestor
 from nodes.data.retrievers import Retriever
 from nodes.merge import capped, distinct
 from policies.gate import Gate
+
+
+#: The leaves serving parents in this process, by path (what :func:`weigh_here` asks).
+_HERE: dict[str, "Leaf"] = {}
+
+
+def weigh_here(hits: list[Hit], vector: np.ndarray) -> None:
+    """Weighs the best sentences (:attr:`Hit.sentence`) of those of ``hits`` whose leaf serves in this process —
+    what a router kept of its leaves' hits of a hybrid query it asked them not to weigh (``weigh`` false) —
+    each by its own leaf. Hits of other processes' leaves were weighed there; withheld ones by the router that
+    withheld their text."""
+    by_leaf: dict[str, list[Hit]] = {}
+    for hit in hits:
+        if hit.path in _HERE and not hit.withheld:
+            by_leaf.setdefault(hit.path, []).append(hit)
+    for path, group in by_leaf.items():
+        leaf = _HERE.get(path)
+        if leaf is not None:
+            leaf.retriever.weigh(group, vector)
+            leaf.counters["sentences.weighed"] += len(group)
 
 
 class Leaf(NodeService):
@@ -48,10 +72,14 @@ class Leaf(NodeService):
     async def start(self, nc, *, here: bool = True) -> None:
         """Serves queries and, if it takes records live, consumes its ingestion subject."""
         await super().start(nc, here=here)
+        if here:
+            _HERE[self.path] = self
         if self.ingestor is not None:
             await self.ingestor.start(nc)
 
     async def stop(self) -> None:
+        if _HERE.get(self.path) is self:
+            del _HERE[self.path]
         if self.ingestor is not None:
             await self.ingestor.stop()
         await super().stop()
@@ -97,6 +125,8 @@ class Leaf(NodeService):
         took = round((time.monotonic() - started) * 1000.0, 2)
         self.counters["queries"] += 1
         self.counters["hits"] += distinct(hits, lexical)
+        if query.mode == "hybrid" and query.weigh:
+            self.counters["sentences.weighed"] += distinct(found.hits, found.lexical)
         return SearchResult(hits=hits, lexical=lexical, took_ms=took, coverage=coverage,
                             filtered=found.filtered, names={name: [self.path] for name in found.known},
                             nodes={self.subject: NodeReport(status="successful", took_ms=took,

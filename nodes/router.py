@@ -19,6 +19,7 @@ and what the summary says of them, never the passages themselves.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from bus import codec
@@ -29,6 +30,7 @@ from bus.scatter import scatter_gather
 from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
+from nodes.leaf import weigh_here
 from nodes.merge import merge, pooled
 from policies.gate import Gate
 from summarizer.summaries import Summarizer
@@ -81,14 +83,20 @@ class Router(NodeService):
             if not query.vectors:
                 asked = query.model_copy(update={"vectors": True})
                 payload = codec.encode(asked)
+        # the leaves of this process leave their hits' best sentences to this router's merge (or its parent's, in
+        # this process too); children elsewhere get the payload and weigh their own
+        weighing = query.mode == "hybrid" and query.want == "hits" and (query.weigh or withhold)
         outcomes = await scatter_gather(
             self.nc, [query_subject(child) for child in self._asked(query)], payload,
             budget_ms=budget.for_children(),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, query.use)}, max_leaves=self.max_leaves,
-            here=True, message=asked,
+            here=True, message=asked.model_copy(update={"weigh": False}) if weighing else asked,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
                        cap=self.gate.max_passages(caller) if passages else None)
+        if weighing:
+            await asyncio.get_running_loop().run_in_executor(None, weigh_here, [*result.hits, *result.lexical],
+                                                             query.vector())
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
                                                  budget.for_own_work())

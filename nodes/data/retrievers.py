@@ -27,7 +27,6 @@ from bus.errors import SpecError
 from bus.messages import MAX_CARRIED_SENTENCES, MAX_FETCH_K, CollectionStats, Hit, Query
 from bus.subjects import org_of
 from nodes.data import _sentences, lexical
-from nodes.data.chunking import Passage
 from nodes.data.index import TOLERANCE
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
@@ -70,6 +69,9 @@ class Retriever(Protocol):
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         """What the passages the caller may see (all, with ``visible`` ``None``) hold of the query's words."""
 
+    def weigh(self, hits: list[Hit], vector: np.ndarray) -> None:
+        """Sets :attr:`Hit.sentence` of this retriever's ``hits`` for the question's ``vector``."""
+
 
 class PassageRetriever:
     """Passages and their vectors in a :class:`~nodes.data.store.LeafStore`, ranked by cosine similarity.
@@ -105,17 +107,18 @@ class PassageRetriever:
         read = _Read(query, vector, visible, bm25)
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
-        if query.mode == "hybrid":
-            self._weigh_sentences([*dense, *lexical], read)
+        if query.mode == "hybrid" and query.weigh:
+            self.weigh([*dense, *lexical], vector)
         return Retrieved(dense, known, filtered, lexical)
 
-    def _weigh_sentences(self, hits: list[Hit], read: _Read) -> None:
-        """Gives each hit of a hybrid question the similarity of its best sentence (:attr:`Hit.sentence`), once
-        the lists are chosen: only the passages sent are weighed, all in one go."""
-        chosen = dict(read.passages[hit.id] for hit in hits)
-        best = self.store.best_sentences(chosen, read.vector)
+    def weigh(self, hits: list[Hit], vector: np.ndarray) -> None:
+        """Gives each of this leaf's ``hits`` of a hybrid question the similarity to ``vector`` of its passage's best
+        sentence (:attr:`Hit.sentence`), all in one go: once the lists are chosen (only the passages sent are
+        weighed) or, asked by a router of this process (``weigh`` false), once the router's merge has chosen."""
+        passages = list(dict.fromkeys((hit.text, hit.patient) for hit in hits))
+        best = dict(zip(passages, self.store.best_sentences(passages, vector)))
         for hit in hits:
-            hit.sentence = best[read.passages[hit.id][0]]
+            hit.sentence = best[hit.text, hit.patient]
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
@@ -175,7 +178,6 @@ class PassageRetriever:
             for label, passage, similarity, stored in self.store.scored(new, read.vector):
                 metadata = {**passage.metadata, "record_id": passage.record_id}
                 if read.visible(metadata):
-                    read.passages[passage.id] = (label, passage)
                     read.found[label] = dict(
                         id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
                         metadata=metadata, digest=digest(passage.body, passage.patient), similarity=similarity,
@@ -209,7 +211,6 @@ class _Read:
         self.found: dict[int, dict | None] = {}
         self.by_similarity: dict[int, Hit] = {}
         self.by_bm25: dict[int, Hit] = {}
-        self.passages: dict[str, tuple[int, Passage]] = {}  # what the caller may see, by passage id: label, passage
 
 
 #: Every kind of retriever a leaf may be, by the name its spec gives (``retriever = "passages"``).

@@ -77,7 +77,8 @@ class LeafStore(StoreWrites):
         self.index = VectorIndex(dim)
         self._applied = 0  # the last logged change the index in memory includes
         self._cached: OrderedDict[int, tuple[Passage, np.ndarray]] = OrderedDict()  # label -> passage, vector (LRU)
-        self._sentence_rows: OrderedDict[int, np.ndarray | None] = OrderedDict()  # label -> its sentences' vectors
+        # (text, patient) of a passage -> its sentences' vectors
+        self._sentence_rows: OrderedDict[tuple[str, str | None], np.ndarray | None] = OrderedDict()
         self._sentences_cached = 0
         self._metadata: dict[int, dict] = {}  # label -> its metadata with its record_id, as policies judge them
         self._postings: OrderedDict[str, dict[int, int]] = OrderedDict()  # term -> label -> frequency (LRU)
@@ -274,27 +275,28 @@ class LeafStore(StoreWrites):
         with self._lock:
             return _sentences.vectors(self._db, sentences, self.index.dim)
 
-    def best_sentences(self, passages: dict[int, Passage], vector: np.ndarray) -> dict[int, float | None]:
-        """For each passage (by label), the similarity to ``vector`` of its quotable sentence most similar to it,
-        from the vectors stored at ingestion (:func:`nodes.data.index.best_scores`; ``None`` for a passage with no
-        sentence, or one not stored). The vectors are kept for the next search (:data:`CACHED_SENTENCES`)."""
+    def best_sentences(self, passages: list[tuple[str, str | None]], vector: np.ndarray) -> list[float | None]:
+        """For each passage (its text and patient), the similarity to ``vector`` of its quotable sentence most similar
+        to it, from the vectors stored at ingestion (:func:`nodes.data.index.best_scores`; ``None`` for a passage with
+        no sentence, or one not stored). A passage's sentences follow from its text and patient alone, so the vectors
+        are kept by those for the next search (:data:`CACHED_SENTENCES`)."""
         with self._lock:
-            known = {label: self._sentence_rows[label] for label in passages if label in self._sentence_rows}
-            for label in known:
-                self._sentence_rows.move_to_end(label)
-        for label, passage in passages.items():
-            if label not in known:
-                said = self.weighed(passage)
+            known = {key: self._sentence_rows[key] for key in passages if key in self._sentence_rows}
+            for key in known:
+                self._sentence_rows.move_to_end(key)
+        for key in passages:
+            if key not in known:
+                said = _sentences.weighed(*key)
                 with self._lock:
                     rows = _sentences.vectors(self._db, said, self.index.dim) if said else None
-                    self._sentence_rows[label] = known[label] = rows
+                    self._sentence_rows[key] = known[key] = rows
                     self._sentences_cached += 0 if rows is None else len(rows)
                     while self._sentences_cached > CACHED_SENTENCES and len(self._sentence_rows) > 1:
                         self._forget_sentences(next(iter(self._sentence_rows)))
-        return dict(zip(passages, best_scores([known[label] for label in passages], vector)))
+        return best_scores([known[key] for key in passages], vector)
 
-    def _forget_sentences(self, label: int) -> None:
-        rows = self._sentence_rows.pop(label, None)
+    def _forget_sentences(self, key: tuple[str, str | None]) -> None:
+        rows = self._sentence_rows.pop(key, None)
         self._sentences_cached -= 0 if rows is None else len(rows)
 
     @staticmethod

@@ -16,6 +16,7 @@ import pytest
 from bus.client import ask
 from bus.connection import connect
 from bus.asking import AskRequest
+from nodes.merge import depth
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex
 from nodes.run.federation import launched
@@ -95,6 +96,32 @@ async def test_federated_equals_centralized_and_scores_ignore_the_split(tmp_path
         if mode == "lexical":
             assert all(mine[key] == theirs[key] for key in shared), ("a score depends on the split", question)
             assert sorted(mine.values(), reverse=True) == sorted(theirs.values(), reverse=True), question
+
+
+async def test_a_router_weighs_the_best_sentences_of_what_its_merge_keeps_and_no_more(tmp_path, nats_server, embedder):
+    """The leaves of an organization's process leave their hits' best sentences to its router, which weighs only the
+    passages its merge keeps — each exactly as its leaf weighs it — and the answer is still the centralized one."""
+    spec = write_split(tmp_path / "one", {"a": 4}, seed=5)
+    build_leaves(spec, lambda: embedder, fingerprint=embedder.fingerprint, verbose=False)
+    central = CentralIndex.from_spec(spec)
+    async with launched(spec, nats_server.url, processes=False, verbose=False,
+                        embedder_factory=lambda: embedder) as running:
+        leaves = {node.path: node for node in running.federation.nodes("a") if node.role == "leaf"}
+        nc = await connect(running.url, "weigh-test")
+        try:
+            answer = await ask(nc, AskRequest(question="Which patients have atrial fibrillation?", mode="hybrid", k=3,
+                                              include_embedding=True))
+        finally:
+            await nc.drain()
+        vector = np.frombuffer(answer.embedding, dtype="<f4")
+        sent = sum(leaf.counters["hits"] for leaf in leaves.values())  # passages, in either list or both
+        weighed = sum(leaf.counters["sentences.weighed"] for leaf in leaves.values())
+        assert 0 < weighed <= 2 * depth(3) < sent, "only what the router's merge kept (two lists of depth(3)) is weighed"
+        for hit in answer.hits:
+            store = leaves[hit.path].retriever.store
+            assert hit.sentence is not None and [hit.sentence] == store.best_sentences([(hit.text, hit.patient)], vector)
+    expected = central.ranked("hybrid", vector, answer.terms, 3, question=answer.question)
+    assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
 
 
 async def test_a_question_of_stop_words_or_search_syntax_is_answered_never_an_error(demo_federation, nc):
