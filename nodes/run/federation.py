@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import sys
@@ -45,7 +46,7 @@ from nodes.data import embedder as emb
 from nodes.gateway import Gateway
 from nodes.run.assemble import (broker_options, build_org, make_access, make_gateway, serving, stop_nodes)
 from nodes.run.brokers import embedded_broker
-from nodes.run.process import READY
+from nodes.run.process import READY, settled
 from nodes.run.spec import FederationSpec
 from policies import broker
 
@@ -175,6 +176,7 @@ class Federation:
                 await wait_until_serving(nc, expected)
             finally:
                 await drain(nc)
+            settled()
             return
         self.gateway = make_gateway(self.spec, self.embedder_factory, access=self.access)
         link = Link(self.url, "fedrag-gateway", on_connect=serving([self.gateway], access=self.access),
@@ -182,6 +184,7 @@ class Federation:
         self._links["<gateway>"] = link
         nc = await link.open()
         await wait_until_serving(nc, [ASK, *expected])
+        settled()
 
     async def __aenter__(self) -> "Federation":
         try:
@@ -291,6 +294,7 @@ class Federation:
                 task.cancel()
             if self.access is not None:
                 self.access.close()
+            gc.unfreeze()  # what this process loaded for the federation may go, as it goes
 
     async def _stop_unit(self, name: str) -> None:
         watcher = self._watchers.pop(name, None)

@@ -10,6 +10,7 @@ closes it, and stops its nodes before it exits.
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import sys
 
@@ -34,6 +35,7 @@ async def serve_org(spec: FederationSpec, org: str, url: str, verbose: bool = Tr
     link = Link(url, f"fedrag-org-{org}", on_connect=serving(nodes, org, access),
                 **broker_options(spec, broker.org_user(org)))
     await link.open()
+    settled()
     print(f"{READY} org={org} subjects={','.join(node.subject for node in nodes)}", flush=True)
     await wait_for_signal()
     await stop_nodes(nodes)
@@ -51,10 +53,19 @@ async def serve_gateway(spec: FederationSpec, url: str, org: str | None = None, 
     await link.open()
     if verbose:
         print(f"gateway serving {gateway.subject} for {', '.join(spec.orgs)}", file=sys.stderr, flush=True)
+    settled()
     print(f"{READY} gateway subjects={gateway.subject}", flush=True)
     await wait_for_signal()
     await gateway.stop()
     await link.close()
+
+
+def settled() -> None:
+    """Moves everything loaded so far (the model, spaCy, the stores' caches) out of the garbage collector's sight:
+    it lives as long as the process, and a full collection walking its half a million objects stalls whichever
+    question is in flight for a tenth of a second or more."""
+    gc.collect()
+    gc.freeze()
 
 
 async def wait_for_signal() -> None:
