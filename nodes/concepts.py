@@ -57,9 +57,14 @@ elective total partial complete acute chronic severe mild moderate recurrent rec
 bilateral left right primary secondary early late advanced new old simple complicated uncomplicated major minor
 suspected possible probable known elevated raised increased decreased abnormal
 """.split())
-#: Words between concepts: a concept ends where one stands.
-BETWEEN = frozenset("and or with without for of in on to from after before during by at due versus vs as than "
-                    "nor but not".split())
+#: Words between concepts: a concept ends where one stands (connectives, prepositions, negations and quantifiers
+#: the index does not drop as stop words: "readmitted *despite* treatment", "hypertension but *no* medication").
+BETWEEN = frozenset("""
+and or with without for of in on to from after before during by at due versus vs as than nor but not despite
+following since via within including like unlike among amongst toward towards onto upon across along around beyond
+except plus minus per regarding concerning whether whose yet although though unless till whereas besides beside
+throughout underneath no none neither either every
+""".split())
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
     ["heart attack", "myocardial infarction", "mi", "stemi", "nstemi"],
@@ -433,7 +438,7 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
 #: NegEx, Chapman et al. 2001, abridged): "denies chest pain", "no history of diabetes", "off anticoagulation",
 #: "stopped warfarin", "migraine without aura"; and pairs of them ("negative for", "ruled out").
-NEGATIONS = frozenset("no not denies denied deny without never off stopped discontinued declined".split())
+NEGATIONS = frozenset("no not neither nor denies denied deny without never off stopped discontinued declined".split())
 NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
                             ("rules", "out"), ("rule", "out")})
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out").

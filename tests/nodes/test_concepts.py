@@ -45,6 +45,17 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert event.alternatives == (("intub",),), "what was done, asked alone, is what is asked"
 
 
+def test_a_connective_never_joins_or_makes_a_concept():
+    assert concepts("Which patients were readmitted despite treatment?") == ["readmitted"]
+    assert concepts("Which patients smoke despite having COPD?") == ["smoke", "COPD"]
+    assert concepts("Who has swelling around the ankles?") == ["swelling", "ankles"]
+    assert concepts("Which patients were seen regarding their blood pressure?") == ["blood pressure"]
+    assert concepts("Which patients among those with diabetes have neuropathy?") == ["diabetes", "neuropathy"]
+    assert concepts("Which patients had flu-like symptoms?") == ["flu"]
+    assert concepts("Which patients have hypertension but no medication?") == ["hypertension"]
+    assert concepts("Which patients improved following knee surgery?") == ["improved", "knee surgery"]
+
+
 @pytest.mark.parametrize("question, written", [
     ("Which patients have aortic stenosis?", "stenotic aortic valve"),
     ("Which patients are anemic?", "iron deficiency anemia"),
@@ -232,6 +243,10 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert without.negated == {0}
     assert tells("Denies diabetes or hypertension.", without, [0])
     assert not tells("Type 2 diabetes on metformin.", without, [0])
+    none = analyse("Which patients have no allergies?")
+    assert none.negated == {0} and tells("No known drug allergies.", none, [0])
+    neither = analyse("Which patients have neither diabetes nor hypertension?")
+    assert neither.negated == {0, 1} and tells("Denies diabetes; no hypertension.", neither, [0, 1])
     aura = analyse("Which patients had migraine without aura?")
     assert aura.negated == {1} and tells("Migraine without aura.", aura, [0]) and tells("Migraine without aura.", aura, [1])
 
