@@ -63,7 +63,10 @@ BETWEEN = frozenset("""
 and or with without for of in on to from after before during by at due versus vs as than nor but not despite
 following since via within including like unlike among amongst toward towards onto upon across along around beyond
 except plus minus per regarding concerning whether whose yet although though unless till whereas besides beside
-throughout underneath no none neither either every
+throughout underneath no none neither either every regardless irrespective notwithstanding prior thereby hence thus
+therefore otherwise instead rather meanwhile even already ago likewise subsequently afterwards previously
+simultaneously concurrently alongside amid amidst beneath especially particularly specifically mainly mostly
+primarily respectively
 """.split())
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
@@ -329,6 +332,8 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
     concepts = _specified(unicodedata.normalize("NFKC", question), concepts)
+    seen: set[tuple[tuple[str, ...], ...]] = set()
+    concepts = [c for c in concepts if not (c.alternatives in seen or seen.add(c.alternatives))]  # each named once
     return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
 
 

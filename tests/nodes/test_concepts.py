@@ -54,6 +54,10 @@ def test_a_connective_never_joins_or_makes_a_concept():
     assert concepts("Which patients had flu-like symptoms?") == ["flu"]
     assert concepts("Which patients have hypertension but no medication?") == ["hypertension"]
     assert concepts("Which patients improved following knee surgery?") == ["improved", "knee surgery"]
+    assert concepts("Which patients had bleeding regardless of anticoagulation?") == ["bleeding", "anticoagulation"]
+    assert concepts("Which patients had a prior stroke?") == ["stroke"]
+    assert concepts("Which schizophrenia patients have a distinct type of Schizophrenia?") == ["schizophrenia", "distinct"], \
+        "a concept named twice is one concept"
 
 
 @pytest.mark.parametrize("question, written", [
