@@ -550,12 +550,15 @@ def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[in
     together, and each a share of one by its rarity among the passages the caller may search (inverse document
     frequency) — what a sentence saying it tells of the question that one saying another does not ("Which
     patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are few, tells
-    more than one more on heart failure). ``None`` when there is nothing to weigh — one thing asked about, not by
-    name ("Which patients have edema?": the sentences' similarity says it) — or the records' counts are not known."""
+    more than one more on heart failure). One thing asked about weighs one: a sentence saying it leads its patient's
+    sentences ("Is Justin Ramirez anticoagulated?" is answered by his "Apixaban 5 mg twice daily (to restart)", not
+    by the sentence most similar to the question of the note that says it, "Occasional cannabis use"). ``None``
+    when there is nothing asked about, or the records' counts of several things are not known."""
     groups = asked(analysis)
     wanted = [analysis.wanted in group for group in groups]
-    if (len(groups) < 2 and not any(wanted)) or stats is None or len(stats.concepts) != len(analysis.concepts) \
-            or stats.docs <= 0:
+    if len(groups) == 1:
+        return {tuple(groups[0]): 1.0 + float(wanted[0])}
+    if not groups or stats is None or len(stats.concepts) != len(analysis.concepts) or stats.docs <= 0:
         return None
     rarity = [math.log(1.0 + stats.docs / max(1, sum(stats.concepts[i] for i in group))) for group in groups]
     return {tuple(group): r / sum(rarity) + float(named) for group, r, named in zip(groups, rarity, wanted)}

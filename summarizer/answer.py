@@ -37,7 +37,9 @@ PER_PASSAGE = 2
 #: Sentences in an answer quoted from one reference source (:func:`from_best_source`): on MedQuAD, whose answers
 #: are whole records, its record quoted whole up to 14 sentences scores ROUGE-L 0.87, up to 40 0.95, all of it 0.97.
 MAX_SOURCE_SENTENCES = 40
-#: A sentence this similar to the question is relevant; below it, it is left out.
+#: A sentence this similar to the question is relevant; below it, it is left out — unless it says something the
+#: question asks about (``focus.weigh``): "Stopped warfarin after a nosebleed" answers "Is he anticoagulated?"
+#: however little its words resemble the question's.
 MIN_SENTENCE_SCORE = 0.25
 
 _NUMBERED = re.compile(r"#(\d+)$")
@@ -160,7 +162,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             n, text = pool[i]
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
-            if (scores[i] < MIN_SENTENCE_SCORE or per_source.get(n, 0) >= PER_PASSAGE or key in seen
+            if ((scores[i] < MIN_SENTENCE_SCORE and not told_of[i]) or per_source.get(n, 0) >= PER_PASSAGE or key in seen
                     or (not told_of[i] and hit.patient in saying)
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue

@@ -180,8 +180,9 @@ def test_of_two_things_asked_the_rarer_in_the_records_weighs_more():
     assert weighed("Continue sacubitril-valsartan.", analysis, weights) == sacubitril
     assert weighed("Admitted for congestive heart failure; started sacubitril.", analysis, weights) == 1.0
     assert weighed("Denies chest pain.", analysis, weights) == 0.0
-    assert weighing(analyse("Which patients have edema?"), CollectionStats(docs=1000, concepts=[30])) is None, \
-        "one thing asked: the sentences' similarity says it"
+    edema = analyse("Which patients have edema?")
+    assert weighing(edema, CollectionStats(docs=1000, concepts=[30])) == {(0,): 1.0} == weighing(edema, None), \
+        "one thing asked weighs one, whatever the counts"
     assert weighing(analysis, None) is None
 
 
@@ -271,6 +272,16 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
         else:
             assert told, answer.answer
     assert told and not is_insufficient(answer.answer), "the demo's records say who stopped warfarin"
+
+
+async def test_each_patients_first_sentence_says_the_one_thing_asked_however_unlike_the_question(demo_federation, nc):
+    from nodes.concepts import tells
+    from summarizer.answer import _CITED
+
+    question = "Is Justin Ramirez anticoagulated?"  # his notes: "restart apixaban", "Occasional cannabis use" ...
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    first = _CITED.search(answer.answer or "")
+    assert first and tells(first["text"], analyse(question, ["Justin Ramirez"]), [0]), answer.answer
 
 
 def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written_as_one():
