@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical
 
-#: Words that ask rather than name: a concept never holds one (with the index's stop words).
+#: Words that ask rather than name, and titles ("Mrs. Wright"): a concept never holds one (with the index's stop words).
 ASKING = frozenset("""
 patient patients people person persons someone anyone anybody everyone individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
@@ -44,7 +44,8 @@ presented present presenting experienced experiencing suffered suffering reporte
 complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
-ordered referred managed ruled rule
+ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
+mr mrs ms miss mx dr prof sir madam
 """.split())
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it.

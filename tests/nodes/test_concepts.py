@@ -56,6 +56,9 @@ def test_a_connective_never_joins_or_makes_a_concept():
     assert concepts("Which patients improved following knee surgery?") == ["improved", "knee surgery"]
     assert concepts("Which patients had bleeding regardless of anticoagulation?") == ["bleeding", "anticoagulation"]
     assert concepts("Which patients had a prior stroke?") == ["stroke"]
+    assert concepts("What medications does Mrs. Wright take?") == ["Wright"], "a title is no concept"
+    assert concepts("What happened to Amanda Chen in the emergency department?", ["Amanda Chen"]) == \
+        ["emergency department"]
     assert concepts("Which schizophrenia patients have a distinct type of Schizophrenia?") == ["schizophrenia", "distinct"], \
         "a concept named twice is one concept"
 
