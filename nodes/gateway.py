@@ -172,11 +172,24 @@ class Gateway(NodeService):
 
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
                                                                            budget, delta, sentences,
-                                                                           _focus(analysis, stats, answer))
+                                                                           _focus(*self._whose(ask, filters, analysis,
+                                                                                               stats, answer), answer))
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)
+
+    def _whose(self, ask: AskRequest, filters: Filters, analysis: Analysis, stats: CollectionStats | None,
+               answer: Answer) -> tuple[Analysis, CollectionStats | None]:
+        """What the answer leans on: the question's analysis, but for a given name alone that the leaves took for their
+        patients of that first name ("Is Justin on apixaban?": whose, not what is asked, once it filters) — the
+        question is then read again with it as a name (no counts: they were of the first reading's concepts)."""
+        taken = [name for name in filters.candidates if " " not in name
+                 and any(known.casefold().startswith(name.casefold() + " ") for known in answer.names)]
+        if not taken:
+            return analysis, stats
+        text = ask.question[:MAX_ANALYZED_CHARS]
+        return analyse(text, [*filters.patients, *taken], parse(text, self.use_spacy)[1]), None
 
     async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — with the one list the

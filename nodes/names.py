@@ -332,7 +332,26 @@ def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | N
     sure = {" ".join(n.lower().split()) for n in patients}
     candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure
                   and not not_a_person(c) and not _signed(question, c)]
-    return Filters(patients=patients, candidates=candidates), chunks
+    named = {word.casefold() for name in [*patients, *candidates] for word in name.split()}
+    candidates += [name for name in given_names(question) if name.casefold() not in named
+                   and not _signed(question, name) and not _clinician(question, name)]
+    return Filters(patients=patients, candidates=candidates[:MAX_NAMES]), chunks
+
+
+def given_names(question: str) -> list[str]:
+    """Common given names standing alone in ``question`` ("What did the cardiologist recommend for Joseph?"), not
+    its first word unless a possessive follows ("Mark the patients ..." asks; "Joseph's medications" names). A leaf
+    takes one for every patient of that first name it holds (:meth:`nodes.data.store.LeafStore.known_patients`)."""
+    found = []
+    for match in re.finditer(r"(?<![\w'’.-])([A-Z][a-z]+)(['’]s)?(?![\w'’-])", question):
+        word, possessive = match.group(1), bool(match.group(2))
+        before, after = question[:match.start()].rstrip(), question[match.end():].lstrip()
+        previous = re.search(r"([A-Z][\w'’-]*)\.?$", before)
+        alone = (not previous or previous.group(1) in _WORDS_THAT_ARE_NOT_NAMES) and not re.match(r"[A-Z]", after)
+        first = not re.search(r"\w", before)
+        if word.casefold() in FIRST_NAMES and alone and (possessive or not first) and word not in found:
+            found.append(word)
+    return found
 
 
 def applied_filter(filters: Filters, known: list[str]) -> list[str]:

@@ -322,7 +322,8 @@ class LeafStore(StoreWrites):
         return [row[0] for row in rows]
 
     def known_patients(self, names: list[str]) -> list[str]:
-        """Those of ``names`` (as given) that some passage of this store is about."""
+        """Those of ``names`` (as given) that some passage of this store is about; for a given name alone ("Joseph",
+        :func:`nodes.names.given_names`), every patient of that first name it holds, by their full names."""
         keys = {patient_key(n): n for n in names if n.strip()}
         if not keys:
             return []
@@ -330,8 +331,14 @@ class LeafStore(StoreWrites):
         with self._lock:
             rows = self._db.execute(f"SELECT DISTINCT patient_key FROM passages WHERE patient_key IN ({marks})",
                                     list(keys)).fetchall()
-        found = {row[0] for row in rows}
-        return [name for key, name in keys.items() if key in found]
+            found = {row[0] for row in rows}
+            known = [name for key, name in keys.items() if key in found]
+            for key in keys:
+                if " " not in key and key.isalpha():
+                    rows = self._db.execute("SELECT DISTINCT patient FROM passages WHERE patient_key LIKE ? "
+                                            "ORDER BY patient_key", (key + " %",)).fetchall()
+                    known += [row[0] for row in rows if row[0] not in known]
+        return known
 
     def term_stats(self, terms: list[str], concepts: list[list[list[str]]],
                    visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int]]:

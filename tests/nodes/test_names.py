@@ -98,6 +98,27 @@ async def test_names_spacy_misses_are_found_through_the_leaves(nats_server, embe
         await federation.stop()
 
 
+def test_a_given_name_alone_is_a_candidate_where_it_names_someone():
+    from nodes.names import given_names
+
+    assert given_names("What did the cardiologist recommend for Joseph?") == ["Joseph"]
+    assert given_names("Does Amanda have diabetes?") == ["Amanda"], "after a word that asks"
+    assert given_names("What are Joseph's medications?") == ["Joseph"]
+    assert given_names("Mark the patients with diabetes.") == [], "the first word asks, unless a possessive follows"
+    assert given_names("What is Rebecca Wright taking?") == [], "part of a full name: a candidate of its own"
+    assert given_names("Does Parkinson disease run in families?") == [], "not a given name"
+    assert name_filters("Which patients did Dr. Grace see?").candidates == [], "a clinician's"
+    assert name_filters("Thanks, Joseph").candidates == [], "the writer's own"
+
+
+async def test_a_given_name_alone_finds_the_patients_of_that_first_name(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="What did the cardiologist recommend for Joseph?"))
+    assert answer.patients == ["Joseph Davis"] and answer.hits, "the demo holds one Joseph"
+    assert {hit.patient for hit in answer.hits} == {"Joseph Davis"}
+    nobody = await ask(nc, AskRequest(question="Does Bartholomew have gout?"))
+    assert nobody.patients == [] and not nobody.filtered, "a given name no leaf holds filters nothing"
+
+
 async def test_a_question_naming_too_many_people_is_a_validation_error(demo_federation, nc):
     firsts = ["James", "Mary", "John", "Linda", "Robert", "Susan", "Michael", "Karen", "David", "Nancy", "Paul"]
     lasts = ["Smith", "Jones", "Brown"]
