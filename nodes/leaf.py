@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+import numpy as np
+
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ModelMismatchError
-import numpy as np
-
 from bus.messages import Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import query_subject
 from nodes._admission import Admission
