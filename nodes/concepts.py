@@ -173,6 +173,7 @@ class Analysis:
     wanted: int | None = None
     negated: frozenset[int] = frozenset()
     compared: tuple[Comparison, ...] = ()
+    kin: bool = False  # it asks about relatives ("…a family history of diabetes?"): their mentions tell it
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -224,8 +225,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analy
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept])[1] == {False})
-    return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts))
+    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept], kin=True)[1] == {False})
+    kin = not RELATIVES.isdisjoint(word.casefold() for word in _WORD.findall(text))
+    return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin)
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -450,6 +452,12 @@ NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out").
 UNDOING = frozenset("stopped discontinued".split())
 UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
+#: Words that put a mention on someone other than the patient, as ConText's experiencer does ("FAMILY HISTORY: Mother
+#: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.
+RELATIVES = frozenset("""
+family mother mothers father fathers parent parents sister sisters brother brothers sibling siblings aunt aunts uncle
+uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins
+""".split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however").
@@ -486,14 +494,14 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
                  if (need := frozenset(lexical.held_terms(option)) - _CONTEXT))
 
 
-def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
+def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
-    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`); none when no
-    clause holds all its words."""
+    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`), ``None`` where a
+    relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all its words."""
     held = _held(text)
     options = [need for concept in concepts for need, option in _needs(concept)
                if need <= held and lexical.written_together(text, option)]
-    found: set[bool] = set()
+    found: set[bool | None] = set()
     if not options:
         return False, found
     for words, stems in _clauses(text):
@@ -502,6 +510,9 @@ def _polarities(text: str, concepts: list[Concept]) -> tuple[bool, set[bool]]:
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
+            if not kin and not RELATIVES.isdisjoint(before):
+                found.add(None)
+                continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
@@ -523,7 +534,7 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
             if any(comparison.holds(value) for comparison in held_to for value in _values(text, analysis.concepts[i])):
                 return True
             continue
-        mentioned, polarities = _polarities(text, [analysis.concepts[i]])
+        mentioned, polarities = _polarities(text, [analysis.concepts[i]], analysis.kin)
         if polarities and (i not in analysis.negated) in polarities:
             return True
         if mentioned and not polarities and i not in analysis.negated:

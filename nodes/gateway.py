@@ -400,14 +400,15 @@ def _said(analysis: Analysis, indices: list[int]) -> str:
 
 def _how_else(analysis: Analysis, indices: list[int]) -> str:
     """How the records mention the question's concepts at ``indices`` when none says them as asked: at other values,
-    or with the other polarity."""
+    with the other polarity, or of a relative (:data:`nodes.concepts.RELATIVES`)."""
     held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
     if held_to:
         return ", none " + " or ".join(held_to)
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied or stopped"
+        return " only as absent, denied or stopped, or of a relative" if not analysis.kin else \
+            " only as absent, denied or stopped"
     return " otherwise"
 
 

@@ -251,6 +251,11 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert without.negated == {0}
     assert tells("Denies diabetes or hypertension.", without, [0])
     assert not tells("Type 2 diabetes on metformin.", without, [0])
+    sugar = analyse("Which patients have diabetes?")
+    assert not tells("FAMILY HISTORY: Mother with type 2 diabetes and hypertension.", sugar, [0]), "a relative's"
+    assert tells("Type 2 diabetes. FAMILY HISTORY: Mother with diabetes.", sugar, [0]), "the patient's, beside a relative's"
+    kin = analyse("Which patients have a family history of diabetes?")
+    assert kin.kin and tells("FAMILY HISTORY: Mother with type 2 diabetes.", kin, [1])
     none = analyse("Which patients have no allergies?")
     assert none.negated == {0} and tells("No known drug allergies.", none, [0])
     neither = analyse("Which patients have neither diabetes nor hypertension?")
