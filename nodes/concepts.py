@@ -334,10 +334,16 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
-    concepts = _specified(unicodedata.normalize("NFKC", question), concepts)
-    seen: set[tuple[tuple[str, ...], ...]] = set()
-    concepts = [c for c in concepts if not (c.alternatives in seen or seen.add(c.alternatives))]  # each named once
+    concepts = _once(_specified(unicodedata.normalize("NFKC", question), concepts))
     return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
+
+
+def _once(concepts: list[Concept]) -> list[Concept]:
+    """``concepts`` with each named once: the first of those with the same alternatives ("Lice - Head Lice")."""
+    firsts: dict[tuple[tuple[str, ...], ...], Concept] = {}
+    for concept in concepts:
+        firsts.setdefault(concept.alternatives, concept)
+    return list(firsts.values())
 
 
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:

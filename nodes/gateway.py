@@ -48,6 +48,7 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
+from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
@@ -185,7 +186,7 @@ class Gateway(NodeService):
         patients of that first name ("Is Justin on apixaban?": whose, not what is asked, once it filters) — the
         question is then read again with it as a name (no counts: they were of the first reading's concepts)."""
         taken = [name for name in filters.candidates if " " not in name
-                 and any(known.casefold().startswith(name.casefold() + " ") for known in answer.names)]
+                 and any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
         text = ask.question[:MAX_ANALYZED_CHARS]
@@ -407,8 +408,7 @@ def _how_else(analysis: Analysis, indices: list[int]) -> str:
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied or stopped, or of a relative" if not analysis.kin else \
-            " only as absent, denied or stopped"
+        return " only as absent, denied or stopped" + ("" if analysis.kin else ", or of a relative")
     return " otherwise"
 
 

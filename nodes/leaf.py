@@ -40,15 +40,14 @@ def weigh_here(hits: list[Hit], vector: np.ndarray) -> None:
     what a router kept of its leaves' hits of a hybrid query it asked them not to weigh (``weigh`` false) —
     each by its own leaf. Hits of other processes' leaves were weighed there; withheld ones by the router that
     withheld their text."""
-    by_leaf: dict[str, list[Hit]] = {}
+    by_leaf: dict[Leaf, list[Hit]] = {}
     for hit in hits:
-        if hit.path in _HERE and not hit.withheld:
-            by_leaf.setdefault(hit.path, []).append(hit)
-    for path, group in by_leaf.items():
-        leaf = _HERE.get(path)
-        if leaf is not None:
-            leaf.retriever.weigh(group, vector)
-            leaf.counters["sentences.weighed"] += len(group)
+        leaf = _HERE.get(hit.path)
+        if leaf is not None and not hit.withheld:
+            by_leaf.setdefault(leaf, []).append(hit)
+    for leaf, group in by_leaf.items():
+        leaf.retriever.weigh(group, vector)
+        leaf.counters["sentences.weighed"] += len(group)
 
 
 class Leaf(NodeService):

@@ -21,7 +21,7 @@ import sys
 
 from nodes.demo import corpus as demo_corpus
 from nodes.names import applied_filter, name_filters
-from nodes.data.records import patient_key
+from nodes.data.records import answers_to, patient_key
 
 
 def evaluate(questions: list[str], patients: list[str], use_spacy: bool = True) -> dict:
@@ -86,12 +86,7 @@ GIVEN_CASES = [
 def held_by_leaves(names: list[str], held: list[str]) -> list[str]:
     """What leaves holding ``held`` report knowing of ``names`` (:meth:`nodes.data.store.LeafStore.known_patients`):
     a full name they hold, and for a given name alone every patient of that first name."""
-    keys = {patient_key(name): name for name in held}
-    known = [name for name in names if patient_key(name) in keys]
-    for name in names:
-        if " " not in name.strip():
-            known += [full for key, full in sorted(keys.items()) if key.startswith(patient_key(name) + " ")]
-    return list(dict.fromkeys(known))
+    return [patient for patient in held if any(answers_to(patient, name) for name in names)]
 
 
 def hard_cases(use_spacy: bool = True) -> list[tuple[str, list[str], list[str]]]:

@@ -47,6 +47,13 @@ def patient_key(name: str | None) -> str | None:
     return " ".join(name.lower().split()) if name else None
 
 
+def answers_to(patient: str, name: str) -> bool:
+    """Whether a question's ``name`` names ``patient``: the same name (:func:`patient_key`), or a given name alone that
+    is the patient's first (:func:`nodes.names.given_names`: "Joseph" names Joseph Davis)."""
+    key, full = patient_key(name) or "", patient_key(patient) or ""
+    return key == full or (" " not in key and full.startswith(key + " "))
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A row a loader could not use: where it is (``file:line``) and why."""

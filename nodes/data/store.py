@@ -323,7 +323,8 @@ class LeafStore(StoreWrites):
 
     def known_patients(self, names: list[str]) -> list[str]:
         """Those of ``names`` (as given) that some passage of this store is about; for a given name alone ("Joseph",
-        :func:`nodes.names.given_names`), every patient of that first name it holds, by their full names."""
+        :func:`nodes.names.given_names`), every patient of that first name it holds, by their full names — the
+        patients each name answers to (:func:`nodes.data.records.answers_to`, here in SQL)."""
         keys = {patient_key(n): n for n in names if n.strip()}
         if not keys:
             return []
