@@ -176,7 +176,8 @@ class Query(_Model):
     Lexical ranking takes two passes, as Elasticsearch's ``dfs_query_then_fetch`` does: a query with
     ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
     ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
-    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`). In a hybrid query a
+    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`), the lexical one
+    ``lexical_k`` deep (``k`` without it: a hybrid question fuses a shallower one). In a hybrid query a
     leaf gives each hit its best sentence's similarity (:attr:`Hit.sentence`) unless ``weigh`` is false: a router
     asks the leaves of its own process so, and weighs only what survives its merge (:func:`nodes.leaf.weigh_here`).
 
@@ -205,6 +206,7 @@ class Query(_Model):
     terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
+    lexical_k: int | None = Field(None, ge=1, le=MAX_K)
     weigh: bool = True
 
     @model_validator(mode="after")
@@ -241,6 +243,12 @@ class Query(_Model):
     def use(self) -> str:
         """What the caller's proof for this query must be good for (:data:`bus.headers.PROOFS`)."""
         return {"hits": "search", "stats": "stats", "record": "record", "sentences": "record"}[self.want]
+
+    def lexical_depth(self, k: int | None = None) -> int:
+        """How deep the lexical list goes for a top ``k`` (the query's own without it): ``k``, or ``lexical_k`` if
+        shallower."""
+        k = self.k if k is None else k
+        return k if self.lexical_k is None else min(k, self.lexical_k)
 
     def named(self) -> list[str]:
         """The leaf paths a follow-up names (a record's or a passage's); none for the other passes."""

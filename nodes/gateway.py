@@ -49,7 +49,7 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
 from nodes.data.records import answers_to
-from nodes.merge import depth, fuse, merge, summed
+from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -147,12 +147,13 @@ class Gateway(NodeService):
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
         # question names is mentioned, or something is and the answer names patients (known once they answered)
         unsummarized = grounding(analysis, stats, naming=True)[1]
-        asked_k = depth(k) if ask.mode == "hybrid" else k  # a hybrid question fuses the top k of deeper lists
+        asked_k = depth(k) if ask.mode == "hybrid" else k  # a hybrid question fuses a deeper dense list, a shallower lexical one
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=asked_k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
                                   collapse=ask.collapse,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
-                                  terms=analysis.terms if lexical else [], stats=stats if lexical else None)
+                                  terms=analysis.terms if lexical else [], stats=stats if lexical else None,
+                                  lexical_k=lexical_depth(k) if ask.mode == "hybrid" else None)
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, budget, trace, why)
         answer = self._merge(ask, query, k, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
@@ -301,7 +302,7 @@ class Gateway(NodeService):
                took_ms: float) -> Answer:
         """The organizations' results as one answer — the top ``k`` of the dense list, the lexical list or both
         fused, as the question asked — with no hits, and the reason, when coverage fell short."""
-        result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse)
+        result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse, lexical_k=query.lexical_depth())
         hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
         if ask.mode == "hybrid":
             hits = fuse(result.hits, result.lexical, k, kind_of(ask.question))

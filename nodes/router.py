@@ -93,7 +93,7 @@ class Router(NodeService):
             here=True, message=asked.model_copy(update={"weigh": False}) if weighing else asked,
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
-                       cap=self.gate.max_passages(caller) if passages else None)
+                       cap=self.gate.max_passages(caller) if passages else None, lexical_k=query.lexical_depth(k))
         if weighing:
             await asyncio.get_running_loop().run_in_executor(None, weigh_here, [*result.hits, *result.lexical],
                                                              query.vector())

@@ -43,7 +43,7 @@ class Retrieved(NamedTuple):
         hits: the top k by the question's embedding (and every hit tied with the k-th), in the total order.
         known: the question's names (:class:`bus.messages.Filters`) this leaf holds patients of.
         filtered: the search was restricted to named patients.
-        lexical: the top k by BM25 (a ``lexical`` or ``hybrid`` query), likewise.
+        lexical: the top ``lexical_k`` (or k) by BM25 (a ``lexical`` or ``hybrid`` query), likewise.
     """
 
     hits: list[Hit]
@@ -152,7 +152,7 @@ class PassageRetriever:
         return dict(zip(labels[order].tolist(), scores[order].tolist()))
 
     def _lexical(self, query: Query, read: _Read) -> list[Hit]:
-        """The top k by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in
+        """The top ``lexical_k`` (or k) by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in
         growing batches of the best until collapsing and visibility leave k certain."""
         scored = [(score, label) for label, score in read.bm25.items()]  # best first
 
@@ -163,7 +163,8 @@ class PassageRetriever:
 
         # every passage holding a term is scored exactly, so the first k in the total order are the leaf's
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
-        return search_complete(fetch, query.k, query.k, limit=len(scored), collapse=query.collapse, ties=False)
+        k = query.lexical_depth()
+        return search_complete(fetch, k, k, limit=len(scored), collapse=query.collapse, ties=False)
 
     def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
         """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine

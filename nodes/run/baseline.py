@@ -22,7 +22,7 @@ from nodes.data.index import best_scores, exact_scores
 from nodes.data.chunking import Passage
 from nodes.data import lexical
 from nodes.data.topk import Candidates, digest, search_complete, select
-from nodes.merge import depth, fuse
+from nodes.merge import depth, fuse, lexical_depth
 from summarizer.kinds import kind_of
 from nodes.run.spec import FederationSpec
 from nodes.data.records import patient_key
@@ -220,7 +220,7 @@ class CentralIndex:
             return self.lexical(terms, k, patients, collapse=collapse)
         bm25, deep = self.bm25(terms, patients), depth(k)
         return fuse(self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
-                    self.lexical(terms, deep, patients, collapse=collapse, vector=vector, bm25=bm25, sentences=True),
+                    self.lexical(terms, lexical_depth(k), patients, collapse=collapse, vector=vector, bm25=bm25, sentences=True),
                     k, kind_of(question))
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:

@@ -28,7 +28,7 @@ from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.data.topk import digest, select
-from nodes.merge import DENSE_WEIGHT, SENTENCE_WEIGHT, depth, fuse, merge, pooled
+from nodes.merge import DENSE_WEIGHT, SENTENCE_WEIGHT, depth, fuse, lexical_depth, merge, pooled
 from summarizer import kinds
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex, intersection
@@ -339,3 +339,11 @@ def test_a_passage_saying_the_answer_in_one_sentence_beats_one_only_about_its_to
     # a passage with no sentence weighed (None) is ranked on its own similarity
     assert [h.id for h in fuse([scored(1, 0.72, 0.0), scored(2, 0.68, 0.0)], [], k=2)] == ["p1", "p2"]
     assert depth(10) == 15 and depth(1) == 1
+
+
+def test_a_merge_keeps_lexical_k_of_the_lexical_list_and_k_of_the_dense_one():
+    dense = [hit("org.a", str(i), 0.9 - i / 100) for i in range(6)]
+    words = [hit("org.a", str(i), 9.0 - i) for i in range(6)]
+    merged = merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=lexical_depth(5))
+    assert len(merged.hits) == 5 and keys(merged.lexical) == keys(words[:2]) and lexical_depth(5) == 2
+    assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0).lexical) == 5

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bus.messages import Filters, Query
+from nodes.data import lexical
 from nodes.data.retrievers import PassageRetriever, make
 from nodes.data.sync import DataSource, open_leaf
 
@@ -152,3 +153,14 @@ def test_a_hybrid_hit_carries_its_best_sentence_as_its_stored_vectors_score_it(l
     assert all(hit.sentence is None for hit in leaf.search(asked.model_copy(update={"mode": "dense"}),
                                                            lambda metadata: True).hits), "only a hybrid question weighs"
     assert np.isfinite([hit.sentence for hit in found.hits]).all()
+
+
+def test_the_lexical_list_is_lexical_k_deep_if_the_query_says_and_k_deep_otherwise(leaf, embedder):
+    """A hybrid question fuses a shallower lexical list (``lexical_k``): the leaf reads and sends no more of it."""
+    asked = query(embedder, "chest pain history", k=5, mode="hybrid", collapse=False,
+                  terms=lexical.terms("chest pain history"))
+    asked = asked.model_copy(update={"stats": leaf.stats(asked, None)})  # six passages hold a term
+    assert len(leaf.search(asked, lambda metadata: True).lexical) == 5
+    shallow = leaf.search(asked.model_copy(update={"lexical_k": 2}), lambda metadata: True)
+    assert [hit.bm25 for hit in shallow.lexical] == [hit.bm25 for hit in leaf.search(asked, lambda m: True).lexical][:2]
+    assert len(shallow.hits) >= 5, "the dense list keeps its k (and what ties with the k-th)"
