@@ -152,18 +152,16 @@ Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def scores(df: dict[str, int], docs: int, total_length: int, columns: dict[str, Columns]) -> tuple[np.ndarray, np.ndarray]:
     """BM25 as :func:`scorer` gives it, for every passage in ``columns`` (each question term's postings) at once:
-    their labels (ascending) and scores, the same bits as :func:`scorer` — the same operations in the same order,
-    term by term in sorted order, each passage adding only the terms it holds."""
+    their labels (ascending) and scores, the same bits as :func:`scorer` — each posting's share by the same
+    operations, the shares added to each passage's 0.0 term by term in sorted order (``np.bincount`` adds in the
+    order given), each passage adding only the terms it holds."""
     labels = np.unique(np.concatenate([found for found, _, _ in columns.values()])) if columns else np.zeros(0, np.int64)
-    totals = np.zeros(len(labels))
-    if docs <= 0 or not len(labels):
-        return labels, totals
+    counted = [term for term in sorted(df) if df[term] and term in columns]
+    if docs <= 0 or not len(labels) or not counted:
+        return labels, np.zeros(len(labels))
     average = total_length / docs if total_length else 1.0
-    for term in sorted(df):
-        if not df[term] or term not in columns:
-            continue
-        weight = idf(df[term], docs)
-        found, tf, length = columns[term]
-        norm = K1 * (1.0 - B + B * length / average)
-        totals[np.searchsorted(labels, found)] += weight * tf * (K1 + 1.0) / (tf + norm)
-    return labels, totals
+    weight = np.concatenate([np.full(len(columns[term][0]), idf(df[term], docs)) for term in counted])
+    found, tf, length = (np.concatenate([columns[term][i] for term in counted]) for i in range(3))
+    norm = K1 * (1.0 - B + B * length / average)
+    return labels, np.bincount(np.searchsorted(labels, found), weights=weight * tf * (K1 + 1.0) / (tf + norm),
+                               minlength=len(labels))
