@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -48,9 +49,10 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
+from nodes.data import lexical
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
-from nodes.names import applied_filter, name_filters, parse
+from nodes.names import applied_filter, name_filters, nameless, parse
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
@@ -172,10 +174,11 @@ class Gateway(NodeService):
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
-            answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, vector, answer,
+            whose, counted = self._whose(ask, filters, analysis, stats, answer)
+            asked_of = await self._asked_of(ask.question, filters, whose, answer, vector)
+            answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences,
-                                                                           _focus(*self._whose(ask, filters, analysis,
-                                                                                               stats, answer), answer))
+                                                                           _focus(whose, counted, answer))
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -192,6 +195,26 @@ class Gateway(NodeService):
             return analysis, stats
         text = ask.question[:MAX_ANALYZED_CHARS]
         return analyse(text, [*filters.patients, *taken], parse(text, self.use_spacy)[1]), None
+
+    async def _asked_of(self, question: str, filters: Filters, analysis: Analysis, answer: Answer,
+                        vector: np.ndarray) -> np.ndarray:
+        """What the answer weighs sentences by: the question's vector — or, once its names filtered the evidence to
+        those patients' and it asks for a thing of them (a concept, or a kind of answer other than why), the vector of
+        the question without the names (:func:`nodes.names.nameless`): "Is Jason Rossi a smoker?" is nearer "Patient:
+        Jason Rossi." than "Smoked occasionally in college"; "Is a smoker?" is not. "Tell me about Jason Rossi" asks
+        only whom, and a question asking why, or for the story ("Summarize the care Nancy Levy received"), is answered
+        by the story of the illness, which notes tell with the patient's name."""
+        kind = kind_of(question)
+        if (not (answer.filtered and answer.names) or not (analysis.concepts or kind) or kind == "causes"
+                or _STORY.search(question)):
+            return vector
+        names = [name for name in (*filters.patients, *filters.candidates)
+                 if any(answers_to(known, name) for known in answer.names)]
+        text = question[:MAX_ANALYZED_CHARS]
+        rest = nameless(text, names)
+        if rest == text or not lexical.words(rest):
+            return vector
+        return await asyncio.get_running_loop().run_in_executor(None, self.embedder.embed_one, rest)
 
     async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — with the one list the
@@ -358,6 +381,10 @@ class Gateway(NodeService):
         if fraction < ask.min_coverage:
             return f"coverage {fraction:.2f} is below the required {ask.min_coverage:.2f}"
         return None
+
+
+#: Words asking for a patient's story rather than a thing (:meth:`Gateway._asked_of`).
+_STORY = re.compile(r"\b(?:summari[sz]|describ|tell|happen|overview|course|story)", re.IGNORECASE)
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:

@@ -360,3 +360,14 @@ def applied_filter(filters: Filters, known: list[str]) -> list[str]:
     The known names if any; otherwise the confident names (which then find nothing); otherwise none.
     """
     return list(known) if known else list(filters.patients)
+
+
+def nameless(question: str, names: list[str]) -> str:
+    """``question`` without ``names`` — each with the cue before it ("patient", "Mr." …) and a possessive after it —
+    what it asks of those patients: "Is Mr. Jason Rossi a smoker?" → "Is a smoker?"."""
+    if not names:
+        return question
+    spoken = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    cue = r"(?:\b(?:patient|mr|mrs|ms|miss)\.?\s+)?"
+    text = re.sub(rf"{cue}\b(?:{spoken})(?:['’]s)?\b", " ", question, flags=re.IGNORECASE)
+    return re.sub(r"\s+(?=[?.!,;:])", "", " ".join(text.split()))

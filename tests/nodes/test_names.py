@@ -15,7 +15,7 @@ from bus.client import ask
 from bus.errors import AskError
 from bus.messages import Filters
 from bus.asking import AskRequest
-from nodes.names import _spacy_model, applied_filter, candidate_names, detect_names, name_filters
+from nodes.names import _spacy_model, applied_filter, candidate_names, detect_names, name_filters, nameless
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
 from tests.helpers.federations import everyone_still_answers
@@ -117,6 +117,25 @@ async def test_a_given_name_alone_finds_the_patients_of_that_first_name(demo_fed
     assert {hit.patient for hit in answer.hits} == {"Joseph Davis"}
     nobody = await ask(nc, AskRequest(question="Does Bartholomew have gout?"))
     assert nobody.patients == [] and not nobody.filtered, "a given name no leaf holds filters nothing"
+
+
+def test_a_question_without_its_names_is_what_it_asks_of_them():
+    assert nameless("Is Mr. Jason Rossi a smoker?", ["Jason Rossi"]) == "Is a smoker?"
+    assert nameless("What are Carol Dubois's allergies?", ["Carol Dubois"]) == "What are allergies?"
+    assert nameless("Does patient jason rossi smoke?", ["Jason Rossi"]) == "Does smoke?"
+    assert nameless("Is Justin on apixaban? Justinian?", ["Justin"]) == "Is on apixaban? Justinian?", "whole words only"
+
+
+async def test_an_answer_about_a_named_patient_quotes_what_is_asked_of_them_not_their_name(demo_federation, nc):
+    """The name filtered the evidence to the patient's; the answer weighs sentences by what is asked of them."""
+    from summarizer.answer import _CITED
+
+    smoker = await ask(nc, AskRequest(question="Is Jason Rossi a smoker?", summarize="extractive"))
+    assert smoker.patients == ["Jason Rossi"]
+    assert "smok" in _CITED.search(smoker.answer)["text"].lower(), smoker.answer  # "Smoked occasionally in college ..."
+    medications = await ask(nc, AskRequest(question="What medications is Samantha Garcia taking?", summarize="extractive"))
+    assert medications.answer.startswith("Samantha Garcia: MEDICATIONS:"), medications.answer
+    assert "Patient: Samantha Garcia." not in medications.answer, "a name is not what was asked"
 
 
 async def test_a_question_naming_too_many_people_is_a_validation_error(demo_federation, nc):
