@@ -49,7 +49,6 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
-from nodes.data import lexical
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse
@@ -212,7 +211,7 @@ class Gateway(NodeService):
                  if any(answers_to(known, name) for known in answer.names)]
         text = question[:MAX_ANALYZED_CHARS]
         rest = nameless(text, names)
-        if rest == text or not lexical.words(rest):
+        if rest == text or not any(c.isalnum() for c in rest):
             return vector
         return await asyncio.get_running_loop().run_in_executor(None, self.embedder.embed_one, rest)
 

@@ -152,8 +152,8 @@ class PassageRetriever:
         return dict(zip(labels[order].tolist(), scores[order].tolist()))
 
     def _lexical(self, query: Query, read: _Read) -> list[Hit]:
-        """The top ``lexical_k`` (or k) by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages are read in
-        growing batches of the best until collapsing and visibility leave k certain."""
+        """The top ``lexical_k`` (or k) by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages
+        are read in growing batches of the best until collapsing and visibility leave that many certain."""
         scored = [(score, label) for label, score in read.bm25.items()]  # best first
 
         def fetch(n: int) -> Candidates:
