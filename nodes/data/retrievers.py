@@ -105,6 +105,8 @@ class PassageRetriever:
             within = named if within is None else within & named
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         read = _Read(query, vector, visible, bm25)
+        if bm25 and query.mode == "hybrid":  # the lexical list's likely passages are read with the dense list's first
+            read.ahead = list(bm25)[:query.lexical_depth()]
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
@@ -172,7 +174,8 @@ class PassageRetriever:
         the query asks, their vectors. Each passage is read, scored and judged once per search (``read``), however
         many batches and lists hold it."""
         labels = [int(label) for label in labels]
-        new = [label for label in labels if label not in read.found]
+        new = list(dict.fromkeys(label for label in (*labels, *read.ahead) if label not in read.found))
+        read.ahead = []
         if new:
             org = org_of(self.path)
             read.found.update(dict.fromkeys(new))  # what the store no longer holds stays None
@@ -210,6 +213,8 @@ class _Read:
     def __init__(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None) -> None:
         self.query, self.vector, self.visible, self.bm25 = query, vector, visible, bm25
         self.found: dict[int, dict | None] = {}
+        #: Passages to read with the next batch, whichever list asks for it.
+        self.ahead: list[int] = []
         self.by_similarity: dict[int, Hit] = {}
         self.by_bm25: dict[int, Hit] = {}
 
