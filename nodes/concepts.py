@@ -174,6 +174,7 @@ class Analysis:
     negated: frozenset[int] = frozenset()
     compared: tuple[Comparison, ...] = ()
     kin: bool = False  # it asks about relatives ("…a family history of diabetes?"): their mentions tell it
+    whether: bool = False  # it asks whether a named patient has it ("Is Justin Ramirez on warfarin?"): either way tells it
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -219,15 +220,21 @@ def _values(text: str, concept: Concept) -> list[float]:
 _WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?", re.IGNORECASE)
 
 
-def _analysis(question: str, terms: list[str], concepts: list[Concept]) -> Analysis:
-    """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one."""
+#: How a question asking yes or no begins ("Is …", "Does …", "Has …").
+_YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|should|will)\b", re.IGNORECASE)
+
+
+def _analysis(question: str, terms: list[str], concepts: list[Concept], named: bool = False) -> Analysis:
+    """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one; with
+    ``named`` (it names patients), whether it asks yes or no of them."""
     text = unicodedata.normalize("NFKC", question)
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
     negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept], kin=True)[1] == {False})
     kin = not RELATIVES.isdisjoint(word.casefold() for word in _WORD.findall(text))
-    return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin)
+    return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
+                    named and _YES_NO.match(text) is not None)
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -335,7 +342,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
     concepts = _once(_specified(unicodedata.normalize("NFKC", question), concepts))
-    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts)
+    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts, bool(names))
 
 
 def _once(concepts: list[Concept]) -> list[Concept]:
@@ -530,10 +537,11 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
 def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     """Whether ``text`` says one of the question's concepts at ``indices`` the way the question asks about it:
     present ("Which patients are on warfarin?" is not told by "Stopped warfarin after a nosebleed."), or absent,
-    denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is), at a value
-    that holds when the question asks for one (:attr:`Analysis.compared`: "…oxygen saturation below 88%?" is told
-    by "oxygen saturation 84% on room air", not by 92%). A text holding a concept's words only across clauses tells
-    it as present."""
+    denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is), either way
+    when it asks whether a named patient has it (:attr:`Analysis.whether`: "Is Justin Ramirez on warfarin?" is told
+    "no" by "Stopped warfarin"), at a value that holds when the question asks for one (:attr:`Analysis.compared`:
+    "…oxygen saturation below 88%?" is told by "oxygen saturation 84% on room air", not by 92%). A relative's
+    mention tells nothing of the patient. A text holding a concept's words only across clauses tells it as present."""
     for i in indices:
         held_to = [comparison for comparison in analysis.compared if comparison.concept == i]
         if held_to:  # a value asked for: told by a value that holds, whatever else the text says
@@ -541,7 +549,7 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
                 return True
             continue
         mentioned, polarities = _polarities(text, [analysis.concepts[i]], analysis.kin)
-        if polarities and (i not in analysis.negated) in polarities:
+        if polarities & ({True, False} if analysis.whether else {i not in analysis.negated}):
             return True
         if mentioned and not polarities and i not in analysis.negated:
             return True

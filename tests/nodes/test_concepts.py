@@ -282,6 +282,22 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
     assert told and not is_insufficient(answer.answer), "the demo's records say who stopped warfarin"
 
 
+def test_a_yes_or_no_question_about_a_named_patient_is_told_either_way():
+    from nodes.concepts import tells
+
+    named = analyse("Is Justin Ramirez on warfarin?", ["Justin Ramirez"])
+    assert named.whether and tells("Stopped warfarin after a nosebleed.", named, [0]), "'no' answers it"
+    assert not tells("Mother on warfarin.", named, [0]), "a relative's tells nothing of him"
+    listing = analyse("Which patients are on warfarin?")
+    assert not listing.whether and not tells("Stopped warfarin after a nosebleed.", listing, [0])
+    assert not analyse("Is anyone on warfarin?").whether, "nobody named: a list in disguise"
+
+
+async def test_a_yes_or_no_question_about_a_named_patient_is_answered_no_from_the_records(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Does Jason Rossi use illicit drugs?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and "Denies illicit drug use." in answer.answer, answer.answer
+
+
 async def test_each_patients_first_sentence_says_the_one_thing_asked_however_unlike_the_question(demo_federation, nc):
     from nodes.concepts import tells
     from summarizer.answer import _CITED
