@@ -173,7 +173,7 @@ class Gateway(NodeService):
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
-            whose, counted = self._whose(ask, filters, analysis, stats, answer)
+            whose, counted = await self._whose(ask, filters, analysis, stats, answer)
             asked_of = await self._asked_of(ask.question, filters, whose, answer, vector)
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences,
@@ -183,8 +183,8 @@ class Gateway(NodeService):
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)
 
-    def _whose(self, ask: AskRequest, filters: Filters, analysis: Analysis, stats: CollectionStats | None,
-               answer: Answer) -> tuple[Analysis, CollectionStats | None]:
+    async def _whose(self, ask: AskRequest, filters: Filters, analysis: Analysis, stats: CollectionStats | None,
+                     answer: Answer) -> tuple[Analysis, CollectionStats | None]:
         """What the answer leans on: the question's analysis, but for a given name alone that the leaves took for their
         patients of that first name ("Is Justin on apixaban?": whose, not what is asked, once it filters) — the
         question is then read again with it as a name (no counts: they were of the first reading's concepts)."""
@@ -193,7 +193,8 @@ class Gateway(NodeService):
         if not taken:
             return analysis, stats
         text = ask.question[:MAX_ANALYZED_CHARS]
-        return analyse(text, [*filters.patients, *taken], parse(text, self.use_spacy)[1]), None
+        phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
+        return analyse(text, [*filters.patients, *taken], phrases), None
 
     async def _asked_of(self, question: str, filters: Filters, analysis: Analysis, answer: Answer,
                         vector: np.ndarray) -> np.ndarray:
