@@ -90,7 +90,8 @@ class Answer(SearchResult):
         patients: the patient filter the federation applied (empty when the search was not
             restricted); ``names`` says which leaves knew each name.
         embedding: the query vector the gateway used, when the request asked for it (so a
-            centralized baseline can be searched with exactly the same vector).
+            centralized baseline can be searched with exactly the same vector); ``focused``, likewise, the one the
+            named patients' passages were scored by (:attr:`bus.messages.Query.focused`), if any.
         terms: the question's terms as the lexical index counts them (for the same reason).
         absent: the question's concepts that no passage the caller may search mentions.
         closest: the hits are only the closest records, not evidence of what was asked: every concept
@@ -107,6 +108,7 @@ class Answer(SearchResult):
     trace: str = ""
     error: ErrorInfo | None = None
     embedding: bytes | None = None
+    focused: bytes | None = None
     terms: list[str] = Field(default_factory=list)
     absent: list[str] = Field(default_factory=list)
     closest: bool = False

@@ -180,6 +180,10 @@ class Query(_Model):
     ``lexical_k`` deep (``k`` without it: a hybrid question fuses a shallower one). In a hybrid query a
     leaf gives each hit its best sentence's similarity (:attr:`Hit.sentence`) unless ``weigh`` is false: a router
     asks the leaves of its own process so, and weighs only what survives its merge (:func:`nodes.leaf.weigh_here`).
+    ``focused`` is the question without the patients' names it filters by, embedded alike (empty: none): a leaf
+    holding a named patient scores those patients' passages, and weighs their sentences, by it — by what is asked of
+    them, not by whom ("Is Justin on apixaban?" is nearer his social history than his apixaban; "Is on apixaban?" is
+    not).
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
     them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with
@@ -208,6 +212,7 @@ class Query(_Model):
     stats: CollectionStats | None = None
     lexical_k: int | None = Field(None, ge=1, le=MAX_K)
     weigh: bool = True
+    focused: bytes = Field(b"", max_length=MAX_DIM * 4)
 
     @model_validator(mode="after")
     def _records_only_when_wanted(self) -> "Query":
@@ -228,6 +233,8 @@ class Query(_Model):
         why = not_unit(np.frombuffer(value, dtype="<f4"))
         if why:
             raise ValueError(f"embedding {why}")
+        if self.focused and (len(self.focused) != len(value) or not_unit(np.frombuffer(self.focused, dtype="<f4"))):
+            raise ValueError("focused must be a unit vector of the embedding's dimensions")
         return self
 
     @classmethod
@@ -235,9 +242,10 @@ class Query(_Model):
         """Builds a query from a numpy vector (stored as little-endian float32 bytes)."""
         return cls(embedding=np.asarray(vector, dtype="<f4").tobytes(), **fields)
 
-    def vector(self) -> np.ndarray:
-        """The embedding as a float32 numpy vector."""
-        return np.frombuffer(self.embedding, dtype="<f4")
+    def vector(self, named: bool = False) -> np.ndarray:
+        """The embedding as a float32 numpy vector — with ``named`` (the passages scored are the named patients'),
+        the ``focused`` one if the query has it."""
+        return np.frombuffer(self.focused if named and self.focused else self.embedding, dtype="<f4")
 
     @property
     def use(self) -> str:

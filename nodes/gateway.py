@@ -142,7 +142,7 @@ class Gateway(NodeService):
             budget = Budget.start(ask.deadline_ms)
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
-        vector, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
+        vector, focused, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
         lexical = ask.mode != "dense"
         absent, closest = grounding(analysis, stats)
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
@@ -154,7 +154,8 @@ class Gateway(NodeService):
                                   collapse=ask.collapse,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None,
-                                  lexical_k=lexical_depth(k) if ask.mode == "hybrid" else None)
+                                  lexical_k=lexical_depth(k) if ask.mode == "hybrid" else None,
+                                  focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, budget, trace, why)
         answer = self._merge(ask, query, k, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
@@ -164,7 +165,7 @@ class Gateway(NodeService):
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         sentences: dict[str, np.ndarray] = {}
         if (ask.summarize != "none" and answer.error is None and not answer.closest
-                and sufficient(answer.hits, self.answerer.min_score)):
+                and sufficient(answer.hits, self.answerer.floor(answer))):
             if quotes_whole_record(answer.hits):
                 answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
             elif ask.summarize == "extractive" or self.answerer.llm is None:
@@ -174,7 +175,8 @@ class Gateway(NodeService):
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
             whose, counted = await self._whose(ask, filters, analysis, stats, answer)
-            asked_of = await self._asked_of(ask.question, filters, whose, answer, vector)
+            # once names filtered the evidence, it is weighed by what is asked of the patients (Query.focused)
+            asked_of = query.vector(named=answer.filtered and bool(answer.names))
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences,
                                                                            _focus(whose, counted, answer))
@@ -195,26 +197,6 @@ class Gateway(NodeService):
         text = ask.question[:MAX_ANALYZED_CHARS]
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
-
-    async def _asked_of(self, question: str, filters: Filters, analysis: Analysis, answer: Answer,
-                        vector: np.ndarray) -> np.ndarray:
-        """What the answer weighs sentences by: the question's vector — or, once its names filtered the evidence to
-        those patients' and it asks for a thing of them (a concept, or a kind of answer other than why), the vector of
-        the question without the names (:func:`nodes.names.nameless`): "Is Jason Rossi a smoker?" is nearer "Patient:
-        Jason Rossi." than "Smoked occasionally in college"; "Is a smoker?" is not. "Tell me about Jason Rossi" asks
-        only whom, and a question asking why, or for the story ("Summarize the care Nancy Levy received"), is answered
-        by the story of the illness, which notes tell with the patient's name."""
-        kind = kind_of(question)
-        if (not (answer.filtered and answer.names) or not (analysis.concepts or kind) or kind == "causes"
-                or _STORY.search(question)):
-            return vector
-        names = [name for name in (*filters.patients, *filters.candidates)
-                 if any(answers_to(known, name) for known in answer.names)]
-        text = question[:MAX_ANALYZED_CHARS]
-        rest = nameless(text, names)
-        if rest == text or not any(c.isalnum() for c in rest):
-            return vector
-        return await asyncio.get_running_loop().run_in_executor(None, self.embedder.embed_one, rest)
 
     async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — with the one list the
@@ -333,6 +315,7 @@ class Gateway(NodeService):
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,
+                        focused=(query.focused or None) if ask.include_embedding else None,
                         terms=query.terms if ask.include_embedding else [])
         short = self._shortfall(ask, answer)
         if short:
@@ -364,13 +347,16 @@ class Gateway(NodeService):
         async def words():
             filters, phrases = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases)
-            return filters, analysis, await self._count(request, ask.question, analysis, budget, trace)
+            rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
+            focusing = loop.run_in_executor(None, self.embedder.embed_one, rest) if rest != text else _none()
+            stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace), focusing)
+            return filters, analysis, stats, focused
 
-        vector, (filters, analysis, stats) = await asyncio.gather(
+        vector, (filters, analysis, stats, focused) = await asyncio.gather(
             loop.run_in_executor(None, self.embedder.embed_one, text), words())
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
-        return vector, filters, analysis, stats
+        return vector, focused, filters, analysis, stats
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:
@@ -383,8 +369,22 @@ class Gateway(NodeService):
         return None
 
 
-#: Words asking for a patient's story rather than a thing (:meth:`Gateway._asked_of`).
+#: Words asking for a patient's story rather than a thing (:func:`_asks_a_thing`).
 _STORY = re.compile(r"\b(?:summari[sz]|describ|tell|happen|overview|course|story)", re.IGNORECASE)
+
+
+def _asks_a_thing(question: str, analysis: Analysis) -> bool:
+    """Whether ``question`` asks for a thing of the patients it names — a concept, or a kind of answer other than
+    why — so that their passages are scored by it without their names (:attr:`bus.messages.Query.focused`): "Is
+    Jason Rossi a smoker?" is nearer "Patient: Jason Rossi." than "Smoked occasionally in college"; "Is a smoker?"
+    is not. "Tell me about Jason Rossi" asks only whom, and a question asking why, or for the story ("Summarize the
+    care Nancy Levy received"), is answered by the story of the illness, which notes tell with the patient's name."""
+    kind = kind_of(question)
+    return bool(analysis.concepts or kind) and kind != "causes" and not _STORY.search(question)
+
+
+async def _none() -> None:
+    return None
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:

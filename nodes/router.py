@@ -96,7 +96,7 @@ class Router(NodeService):
                        cap=self.gate.max_passages(caller) if passages else None, lexical_k=query.lexical_depth(k))
         if weighing:
             await asyncio.get_running_loop().run_in_executor(None, weigh_here, [*result.hits, *result.lexical],
-                                                             query.vector())
+                                                             query.vector(named=result.filtered))
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
                                                  budget.for_own_work())

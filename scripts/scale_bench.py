@@ -57,8 +57,7 @@ async def measure(spec: FederationSpec, questions: list[str], repeat: int, clien
             differ = 0
             for question in questions:  # untimed: every federation is measured warm, each question seen once
                 answer = await ask(nc, AskRequest(question=question, include_embedding=True))
-                expected = central.ranked("hybrid", np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 10,
-                                          answer.patients or None, question=question)
+                expected = central.as_answered(answer, "hybrid", 10)
                 differ += [(h.id, h.score) for h in answer.hits] != [(h.id, h.score) for h in expected]
             times, partial = [], 0
             for _ in range(repeat):

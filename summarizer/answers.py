@@ -60,6 +60,13 @@ class Answerer:
         llm_ms = self.llm.settings.reserve_ms if summarize == "llm" and self.llm is not None else 0.0
         return EXTRACTIVE_ANSWER_MS + llm_ms
 
+    def floor(self, evidence: Answer) -> float:
+        """The similarity the best hit of ``evidence`` must reach for an answer: ``min_score`` — but for the hits of
+        patients a question names (:attr:`bus.asking.Answer.filtered`), scored by what is asked of them rather than by
+        their name (:attr:`bus.messages.Query.focused`): whether their records say it is then for what the question
+        asks about to tell (the gateway's grounding and focus) and for each quoted sentence's own floor."""
+        return float("-inf") if evidence.filtered and evidence.names else self.min_score
+
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
                      delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,
                      focus: Focus = Focus()) -> tuple[str | None, AnswerInfo]:
@@ -73,7 +80,7 @@ class Answerer:
             # the records hold nothing of what was asked: the hits are only the closest records
             why = grounded_refusal(evidence)
             return insufficient(why), AnswerInfo(method=method, status="insufficient", reason=why)
-        if not sufficient(evidence.hits, self.min_score):
+        if not sufficient(evidence.hits, self.floor(evidence)):
             # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
             return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
                                             reason=f"no passage scores {self.min_score:.2f} or more")
@@ -110,7 +117,7 @@ class Answerer:
             return np.stack([known[text] if text in known else made[text] for text in texts])
 
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.cited(), embed, min_score=self.min_score, summaries=evidence.summaries, question=question,
+            vector, evidence.cited(), embed, min_score=self.floor(evidence), summaries=evidence.summaries, question=question,
             focus=focus))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)

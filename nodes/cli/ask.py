@@ -6,7 +6,6 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 
 from bus.client import ask, discover, missing
 from bus.connection import connect
@@ -138,8 +137,7 @@ async def cmd_compare(args) -> int:
             answer = await ask(nc, AskRequest(question=question, k=k, include_embedding=True, mode=args.mode),
                                headers=(lambda q=question: creds.headers(q)) if creds else None)
             # the central index is searched with the very vector, terms and patient filter the gateway used
-            expected = central.ranked(args.mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, k,
-                                      answer.patients, question=question)
+            expected = central.as_answered(answer, args.mode, k)
             score = intersection(answer.hits, expected)
             same = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
             scores.append(score)

@@ -94,9 +94,9 @@ class PassageRetriever:
         return len(self.store)
 
     def search(self, query: Query, visible: Visible) -> Retrieved:
-        vector = query.vector()
         names = list(dict.fromkeys(query.filters.patients + query.filters.candidates))
         known = self.store.known_patients(names)
+        vector = query.vector(named=bool(known))  # the named patients' passages by what is asked of them
         filtered = bool(known or query.filters.patients)
         within = set(self.store.labels_of_patients(known)) if filtered else None  # none when no name is known here
         if query.records or query.passages:

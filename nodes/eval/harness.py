@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 
 from bus.client import ask
 from bus.errors import AskError, SpecError
@@ -142,8 +141,7 @@ async def ask_one(nc, question: Question, mode: str, creds: Credentials | None, 
         outcome.rouge_answer = rouge_l(strip_citations(text), question.answer) if answered else 0.0
         outcome.rouge_top = rouge_l(answer.hits[0].text, question.answer) if answer.hits else 0.0
     if central is not None and answer.embedding is not None:
-        expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, K, answer.patients,
-                                  question=question.text)
+        expected = central.as_answered(answer, mode, K)
         outcome.central = ranked_records(expected)
         outcome.identical = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
     return outcome

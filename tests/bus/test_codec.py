@@ -89,3 +89,16 @@ def test_any_msgpack_value_decodes_to_a_model_or_to_our_error(value, model):
         codec.decode(msgpack.packb(value, use_bin_type=True), model)
     except (DecodeError, ValidationError):
         pass
+
+
+def test_a_focused_vector_is_a_unit_vector_of_the_embeddings_dimensions():
+    unit = np.zeros(4, dtype="<f4")
+    unit[0] = 1.0
+    fields = dict(question="q", model="m", embedding=unit.tobytes())
+    assert Query(**fields, focused=unit[::-1].copy().tobytes()).vector(named=True)[3] == 1.0
+    assert Query(**fields).vector(named=True)[0] == 1.0, "without one, the embedding"
+    assert Query(**fields, focused=unit[::-1].copy().tobytes()).vector()[0] == 1.0, "not named: the embedding"
+    with pytest.raises(ValueError):
+        Query(**fields, focused=np.ones(4, dtype="<f4").tobytes())
+    with pytest.raises(ValueError):
+        Query(**fields, focused=unit[:2].tobytes())

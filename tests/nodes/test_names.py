@@ -138,6 +138,17 @@ async def test_an_answer_about_a_named_patient_quotes_what_is_asked_of_them_not_
     assert "Patient: Samantha Garcia." not in medications.answer, "a name is not what was asked"
 
 
+async def test_a_named_patients_passages_are_ranked_by_what_is_asked_of_them(demo_federation, nc):
+    """"Is Justin on apixaban?" ranked every Justin's passages by a question mostly about Justin: his social history
+    came first and the answer quoted "Justin is a retired postal worker"; they are ranked by "Is on apixaban?"."""
+    answer = await ask(nc, AskRequest(question="Is Justin on apixaban?", summarize="extractive", include_embedding=True))
+    assert answer.focused and answer.focused != answer.embedding
+    assert "apixaban" in " ".join(hit.text for hit in answer.hits[:2]).lower()
+    assert answer.answer.startswith("Justin Ramirez: ") and "apixaban" in answer.answer.split(". [")[0], answer.answer
+    whom = await ask(nc, AskRequest(question="Tell me about Jason Rossi", include_embedding=True))
+    assert whom.focused is None, "a question asking only whom is scored as asked"
+
+
 async def test_a_question_naming_too_many_people_is_a_validation_error(demo_federation, nc):
     firsts = ["James", "Mary", "John", "Linda", "Robert", "Susan", "Michael", "Karen", "David", "Nancy", "Paul"]
     lasts = ["Smith", "Jones", "Brown"]
