@@ -348,7 +348,8 @@ class Gateway(NodeService):
             filters, phrases = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases)
             rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
-            focusing = loop.run_in_executor(None, self.embedder.embed_one, rest) if rest != text else _none()
+            wanted = rest != text and any(c.isalnum() for c in rest)  # something is asked but the names
+            focusing = loop.run_in_executor(None, self.embedder.embed_one, rest) if wanted else asyncio.sleep(0)
             stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace), focusing)
             return filters, analysis, stats, focused
 
@@ -381,10 +382,6 @@ def _asks_a_thing(question: str, analysis: Analysis) -> bool:
     care Nancy Levy received"), is answered by the story of the illness, which notes tell with the patient's name."""
     kind = kind_of(question)
     return bool(analysis.concepts or kind) and kind != "causes" and not _STORY.search(question)
-
-
-async def _none() -> None:
-    return None
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:
