@@ -38,7 +38,9 @@ _SPACY_LOCK = threading.Lock()
 
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _FULL = rf"{_NAME}(?:\s+{_NAME}){{1,2}}"
-_CUED = re.compile(rf"\b(?:[Pp]atient|Mr\.?|Mrs\.?|Ms\.?|Miss)\s+({_FULL})")
+#: What cues a patient's name before it.
+_CUE = r"(?:[Pp]atient|Mr\.?|Mrs\.?|Ms\.?|Miss)"
+_CUED = re.compile(rf"\b{_CUE}\s+({_FULL})")
 _POSSESSIVE = re.compile(rf"\b({_FULL})'s\b")
 _WORDS_THAT_ARE_NOT_NAMES = {"What", "Which", "Who", "How", "When", "Where", "Why", "Does", "Did", "Is", "Are",
                              "List", "Show", "Find", "Give", "Tell", "The", "Patient", "Patients", "Has", "Have",
@@ -169,7 +171,7 @@ ngozi oluwaseun amara thabo sipho zanele dev bo ana grace
 def _surely_a_person(question: str, name: str, by_role: set[str]) -> bool:
     """Whether a name spaCy found is confidently a person: it acts or owns as people do in the question, follows
     a cue (patient, Mr., Mrs. ...), is followed by a possessive, or starts with a common given name."""
-    if name in by_role or re.search(rf"(?:[Pp]atient|Mr\.?|Mrs\.?|Ms\.?|Miss)\s+{re.escape(name)}", question):
+    if name in by_role or re.search(rf"{_CUE}\s+{re.escape(name)}", question):
         return True
     if re.search(re.escape(name) + r"['’]s\b", question):
         return True
@@ -368,6 +370,5 @@ def nameless(question: str, names: list[str]) -> str:
     if not names:
         return question
     spoken = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-    cue = r"(?:\b(?:patient|mr|mrs|ms|miss)\.?\s+)?"
-    text = re.sub(rf"{cue}\b(?:{spoken})(?:['’]s)?\b", " ", question, flags=re.IGNORECASE)
+    text = re.sub(rf"(?:\b{_CUE}\s+)?\b(?:{spoken})(?:['’]s)?\b", " ", question, flags=re.IGNORECASE)
     return re.sub(r"\s+(?=[?.!,;:])", "", " ".join(text.split()))

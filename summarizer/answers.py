@@ -61,10 +61,11 @@ class Answerer:
         return EXTRACTIVE_ANSWER_MS + llm_ms
 
     def floor(self, evidence: Answer) -> float:
-        """The similarity the best hit of ``evidence`` must reach for an answer: ``min_score`` — but for the hits of
-        patients a question names (:attr:`bus.asking.Answer.filtered`), scored by what is asked of them rather than by
-        their name (:attr:`bus.messages.Query.focused`): whether their records say it is then for what the question
-        asks about to tell (the gateway's grounding and focus) and for each quoted sentence's own floor."""
+        """The similarity the best hit of ``evidence`` must reach for an answer: ``min_score`` — but none for the hits
+        of patients a question names (:attr:`bus.asking.Answer.filtered`): they are the patients asked about, scored by
+        what is asked of them (:attr:`bus.messages.Query.focused`) or, asked only whom or why, by a question holding
+        their name, which lifts every passage of theirs over the floor. Whether their records say what is asked is
+        for the question's concepts to tell (the gateway's grounding and focus) and for each quoted sentence's floor."""
         return float("-inf") if evidence.filtered and evidence.names else self.min_score
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,

@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -106,7 +107,7 @@ class PassageRetriever:
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         read = _Read(query, vector, visible, bm25)
         if bm25 and query.mode == "hybrid":  # the lexical list's likely passages are read with the dense list's first
-            read.ahead = list(bm25)[:query.lexical_depth()]
+            read.ahead = list(islice(bm25, query.lexical_depth()))
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
