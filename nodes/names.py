@@ -17,7 +17,8 @@ than a patient. And what looks medical or names a place is never a name, however
 "Cephalexin 500mg"), an eponym ("Creutzfeldt Jakob's disease"), a hospital ("Hospital North's policy").
 Nor is the writer's own signature ("Thanks, John Smith"). With spaCy, a capitalized name that is clearly
 a person in the question — the subject or object of what people do (take, have, receive, undergo …), or
-the owner of a chart, their medications or notes, or referred to by a personal pronoun — is confident
+the owner of a chart, their medications or notes, what "is" says only of people (on a drug, allergic, a smoker),
+or referred to by a personal pronoun — is confident
 even when spaCy does not call it a PERSON ("What medications is Zorblat Quixote taking for his gout?"),
 so that a person nobody holds finds no other patient's records.
 """
@@ -96,6 +97,14 @@ _PEOPLE_SEEN = frozenset("see admit discharge visit transfer refer".split())
 #: What is given to people ("the antibiotics given to X", "what was prescribed for X").
 _GIVEN_TO = frozenset("give prescribe administer provide offer order".split())
 _PRONOUNS = frozenset("his her him he she they them their hers".split())
+#: What is said of a person with "is" ("Is X allergic to ...", "Is X a smoker?"); with "on" ("Is X on warfarin?")
+#: too. A condition is serious, hereditary, curable or common: those describe diseases and do not count.
+_PERSON_STATES = frozenset("allergic pregnant diabetic hypertensive obese overweight alive deceased dead compliant "
+                           "immunocompromised intubated sedated septic febrile conscious awake ambulatory vaccinated "
+                           "immunized breastfeeding sober homeless".split())
+_PERSON_NOUNS = frozenset("smoker drinker diabetic candidate patient user vegetarian vegan alcoholic donor recipient "
+                          "inpatient outpatient".split())
+_SAID_OF_PEOPLE = _PERSON_STATES | _PERSON_NOUNS | {"on"}
 
 
 def not_a_person(span: str) -> bool:
@@ -131,14 +140,30 @@ def _persons_by_role(doc) -> list[str]:
         span = [t for t in token.subtree if t.pos_ == "PROPN" and t.i <= token.i and t.text[:1].isupper()]
         if not 2 <= len(span) <= 3 or span[-1] is not token:
             continue
-        head = token.head
-        acts = token.dep_ in ("nsubj", "nsubjpass", "dobj") and head.lemma_ in _PERSON_VERBS
-        seen = token.dep_ == "nsubjpass" and head.lemma_ in _PEOPLE_SEEN  # "Has X been seen at ..."
-        given = (token.dep_ == "pobj" and head.lower_ in ("to", "for") and head.head.lemma_ in _GIVEN_TO)
-        owns = token.dep_ == "poss" and head.lower_ not in _EPONYMOUS  # "X's chest pain", not "X's disease"
-        if acts or seen or given or owns or (pronoun and token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
+        if token.i + 1 < len(doc) and doc[token.i + 1].text == ":":  # a heading ("Global Longitudinal Pathway: has ...")
+            continue
+        role = token.head if token.dep_ == "conj" else token  # "Are X and Y on statins?": Y stands where X does
+        head = role.head
+        acts = role.dep_ in ("nsubj", "nsubjpass", "dobj") and head.lemma_ in _PERSON_VERBS
+        seen = role.dep_ == "nsubjpass" and head.lemma_ in _PEOPLE_SEEN  # "Has X been seen at ..."
+        given = (role.dep_ == "pobj" and head.lower_ in ("to", "for") and head.head.lemma_ in _GIVEN_TO)
+        owns = role.dep_ == "poss" and head.lower_ not in _EPONYMOUS  # "X's chest pain", not "X's disease"
+        described = role.dep_ in ("nsubj", "attr") and head.lemma_ == "be" and _said_of_a_person(head, role)
+        if acts or seen or given or owns or described or (pronoun and role.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
             found.append(doc[span[0].i:token.i + 1].text)
     return found
+
+
+def _said_of_a_person(verb, subject) -> bool:
+    """Whether "is" says of ``subject`` what is said of people: on a drug or a treatment, in a state only people are
+    in (:data:`_PERSON_STATES`), or one of :data:`_PERSON_NOUNS`."""
+    for child in verb.children:
+        if child is subject:
+            continue
+        if (child.dep_ == "prep" and child.lower_ == "on") or (child.dep_ == "acomp" and child.lower_ in _PERSON_STATES) \
+                or (child.dep_ == "attr" and child.lemma_.casefold() in _PERSON_NOUNS):
+            return True
+    return False
 
 
 #: Common given names in many languages: a PERSON spaCy finds that starts with one is surely a person. Other
@@ -168,14 +193,28 @@ ngozi oluwaseun amara thabo sipho zanele dev bo ana grace
 """.split())
 
 
-def _surely_a_person(question: str, name: str, by_role: set[str]) -> bool:
-    """Whether a name spaCy found is confidently a person: it acts or owns as people do in the question, follows
-    a cue (patient, Mr., Mrs. ...), is followed by a possessive, or starts with a common given name."""
+def _headline(doc, names: list[str]) -> bool:
+    """Whether the question is written in title case, as a paper's title is ("Does Mammographic Density Have an Impact
+    on the Margin Re-excision Rate?"), where capitals and a parse say nothing of who is a person: of its words of four
+    letters or more, besides its first and the names found, at least three are capitalized, two in three or more."""
+    named = {word for name in names for word in name.split()}
+    words = [t.text for t in doc[1:] if len(t.text) >= 4 and t.text[:1].isalpha() and t.text not in named]
+    capital = sum(word[:1].isupper() for word in words)
+    return capital >= 3 and 3 * capital >= 2 * len(words)
+
+
+def _surely_a_person(question: str, name: str, by_role: set[str], headline: bool = False) -> bool:
+    """Whether a name spaCy found is confidently a person: it starts with a common given name, or (unless the question
+    is a :func:`_headline`) it acts or owns as people do in the question, follows a cue (patient, Mr., Mrs. ...), or
+    is followed by a possessive or by what is said only of people ("X allergic to ...", "X on warfarin")."""
+    if name.split()[0].casefold() in FIRST_NAMES:
+        return True
+    if headline:
+        return False
     if name in by_role or re.search(rf"{_CUE}\s+{re.escape(name)}", question):
         return True
-    if re.search(re.escape(name) + r"['’]s\b", question):
-        return True
-    return name.split()[0].casefold() in FIRST_NAMES
+    after = re.search(re.escape(name) + r"(['’]s\b|\s+(?:an?\s+)?(\w+))", question)  # a parse can miss "X allergic to"
+    return bool(after) and (after.group(1)[0] in "'’" or (after.group(2) or "").casefold() in _SAID_OF_PEOPLE)
 
 
 def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
@@ -189,8 +228,9 @@ def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
         by_role = [str(name) for name in _persons_by_role(doc)]
         found = [str(ent.text) for ent in doc.ents if ent.label_ == "PERSON"] + by_role
         chunks = _noun_phrases(doc)
-    found = list(dict.fromkeys(found))
-    return [name for name in found if _surely_a_person(question, name, set(by_role))], chunks
+        found = list(dict.fromkeys(found))
+        headline = _headline(doc, found)
+    return [name for name in found if _surely_a_person(question, name, set(by_role), headline)], chunks
 
 
 _NOUNS = frozenset({"NOUN", "PROPN"})

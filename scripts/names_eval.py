@@ -65,6 +65,16 @@ HARD_CASES = [
     ("Does Mr. Pemberton Fizzlewick have diabetes?", ["Pemberton Fizzlewick"]),
     ("Summarize Quillon Marwood's chart", ["Quillon Marwood"]),
     ("What did Dr. Alan Moore prescribe for Mary Jones?", ["Mary Jones"]),
+    ("Is Penelope Ashworth on warfarin?", ["Penelope Ashworth"]),
+    ("Is Penelope Ashworth allergic to penicillin?", ["Penelope Ashworth"]),
+    ("Is Orrin Blackwood a smoker?", ["Orrin Blackwood"]),
+    ("Are Penelope Ashworth and Orrin Blackwood on statins?", ["Penelope Ashworth", "Orrin Blackwood"]),
+    ("Is Kidney Stones hereditary?", []),
+    ("Is Foot Drop serious?", []),
+    ("Is Lyme Disease contagious?", []),
+    ("Does Mammographic Density have an Impact on the Margin Re-excision Rate After Breast-Conserving Surgery?", []),
+    ("Target Serum Urate: Do Gout Patients Know Their Goal?", []),
+    ("Global Longitudinal Pathway: has medical education curriculum influenced students' attitudes?", []),
 ]
 
 

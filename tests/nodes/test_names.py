@@ -38,6 +38,25 @@ def test_spacy_finds_uncued_names():
     assert detect_names("Which patients had a stroke?") == []
 
 
+@pytest.mark.skipif(_spacy_model() is None, reason="the optional 'names' extra (spaCy) is not installed")
+@pytest.mark.parametrize("question, names", [
+    ("Is Penelope Ashworth on warfarin?", ["Penelope Ashworth"]),
+    ("Are Penelope Ashworth and Orrin Blackwood on statins?", ["Penelope Ashworth", "Orrin Blackwood"]),
+    ("Is Orrin Blackwood allergic to penicillin?", ["Orrin Blackwood"]),
+    ("Is Kidney Stones hereditary?", []),
+])
+def test_what_is_said_only_of_people_makes_an_unknown_name_a_person(question, names):
+    assert sorted(detect_names(question)) == sorted(names)
+
+
+@pytest.mark.skipif(_spacy_model() is None, reason="the optional 'names' extra (spaCy) is not installed")
+def test_a_title_case_question_or_a_heading_names_nobody_by_its_grammar():
+    """A paper's title capitalizes its words; what the parse calls the subject of "have" there is a measure."""
+    assert detect_names("Does Mammographic Density have an Impact on the Margin Re-excision Rate After Surgery?") == []
+    assert detect_names("Does Orrin Blackwood have an impact on the margin re-excision rate?") == ["Orrin Blackwood"]
+    assert detect_names("Global Longitudinal Pathway: has the curriculum influenced attitudes?") == []
+
+
 @pytest.mark.parametrize("question, spans", [
     ("What was in Grace Okafor's plan?", ["Grace Okafor"]),
     ("Summarize the care Maria de la Cruz received", ["Maria de la Cruz"]),
