@@ -157,7 +157,7 @@ class Gateway(NodeService):
                                   lexical_k=lexical_depth(k) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
-        outcomes = await self._scatter(request, query, budget, trace, why)
+        outcomes = await self._scatter(request, query, k, budget, trace, why)
         answer = self._merge(ask, query, k, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
@@ -198,15 +198,16 @@ class Gateway(NodeService):
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
 
-    async def _scatter(self, request, query: Query, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
-        """Asks every organization, streaming each one's result to the caller as it lands — with the one list the
-        question ranks by (the lexical list in a lexical question, else the dense one: the other is the gateway's to
-        fuse), its summaries withdrawn, ``why``, when the hits are already known to be only the closest records."""
+    async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
+        """Asks every organization, streaming each one's result to the caller as it lands — the first ``k`` (what the
+        caller asked for) of the one list the question ranks by (the lexical list in a lexical question, else the
+        dense one: the other, and a hybrid question's deeper dense list, are the gateway's to fuse), its summaries
+        withdrawn, ``why``, when the hits are already known to be only the closest records."""
         async def stream(outcome: ChildOutcome) -> None:
             result = outcome.result
-            if result is not None and result.lexical:  # the client is shown one list: the one the question ranks by
+            if result is not None and (result.lexical or len(result.hits) > k):  # the client is shown one list of k
                 shown = result.lexical if query.mode == "lexical" else result.hits
-                result = result.model_copy(update={"hits": shown, "lexical": []})
+                result = result.model_copy(update={"hits": shown[:k], "lexical": []})
             if why and result is not None and result.summaries:
                 result = result.model_copy(update={"summaries": withdrawn(result.summaries, why)})
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,

@@ -107,7 +107,7 @@ class PassageRetriever:
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         read = _Read(query, vector, visible, bm25)
         if bm25 and query.mode == "hybrid":  # the lexical list's likely passages are read with the dense list's first
-            read.ahead = list(islice(bm25, query.lexical_depth()))
+            read.ahead = list(islice(bm25, _with_ties(bm25, query.lexical_depth())))
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
@@ -167,7 +167,7 @@ class PassageRetriever:
         # every passage holding a term is scored exactly, so the first k in the total order are the leaf's
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
         k = query.lexical_depth()
-        return search_complete(fetch, k, k, limit=len(scored), collapse=query.collapse, ties=False)
+        return search_complete(fetch, k, _with_ties(read.bm25, k), limit=len(scored), collapse=query.collapse, ties=False)
 
     def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
         """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine
@@ -204,6 +204,18 @@ class PassageRetriever:
             return None
         vectors = self.store.sentence_vectors(said)
         return None if vectors is None else np.asarray(vectors, dtype="<f4").tobytes()
+
+
+def _with_ties(bm25: dict[int, float], k: int) -> int:
+    """How many of the passages ranked by BM25 (best first) a search reads first for a top ``k``: the ``k`` best and
+    every one tied with the k-th, since which of those is first in the total order is by passage id (ties are common
+    in short templated notes); then one batch is enough unless visibility or copies leave fewer than ``k``."""
+    n, last = 0, None
+    for score in bm25.values():
+        if n >= k and score != last:
+            break
+        n, last = n + 1, score
+    return n
 
 
 class _Read:

@@ -71,8 +71,9 @@ async def scores_by_passage(spec, embedder, mode: str) -> list[dict[str, float]]
                 answer = await ask(nc, AskRequest(question=question, mode=mode, k=8, include_embedding=True),
                                    on_event=events.append)
                 streamed = [hit for event in events if event.result for hit in event.result.hits]
-                # each organization's result is streamed with the list the question ranks by, not both
+                # each organization's result is streamed with the k asked for of the list the question ranks by, not both
                 assert all(not event.result.lexical for event in events if event.result), (mode, question)
+                assert all(len(event.result.hits) <= 8 for event in events if event.result), (mode, question)
                 assert all(hit.score == (hit.bm25 if mode == "lexical" else hit.similarity) for hit in streamed)
                 if mode == "lexical":  # a hybrid answer is fused from both lists; a lexical one is the streamed list's
                     assert {(h.path, h.id) for h in answer.hits} <= {(h.path, h.id) for h in streamed}

@@ -344,6 +344,8 @@ def test_a_passage_saying_the_answer_in_one_sentence_beats_one_only_about_its_to
 def test_a_merge_keeps_lexical_k_of_the_lexical_list_and_k_of_the_dense_one():
     dense = [hit("org.a", str(i), 0.9 - i / 100) for i in range(6)]
     words = [hit("org.a", str(i), 9.0 - i) for i in range(6)]
-    merged = merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=lexical_depth(5))
-    assert len(merged.hits) == 5 and keys(merged.lexical) == keys(words[:2]) and lexical_depth(5) == 2
+    merged = merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=2)
+    assert len(merged.hits) == 5 and keys(merged.lexical) == keys(words[:2])
+    assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=lexical_depth(5)).lexical) \
+        == lexical_depth(5) == 1
     assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0).lexical) == 5

@@ -164,3 +164,19 @@ def test_the_lexical_list_is_lexical_k_deep_if_the_query_says_and_k_deep_otherwi
     shallow = leaf.search(asked.model_copy(update={"lexical_k": 2}), lambda metadata: True)
     assert [hit.bm25 for hit in shallow.lexical] == [hit.bm25 for hit in leaf.search(asked, lambda m: True).lexical][:2]
     assert len(shallow.hits) >= 5, "the dense list keeps its k (and what ties with the k-th)"
+
+
+def test_a_lexical_list_reads_every_passage_tied_with_its_last_in_its_first_batch(leaf, embedder, monkeypatch):
+    """Ana Ruiz's two notes hold "hypertension" in the same passage: BM25 ties them, the total order picks the first
+    by passage id, and the leaf reads both with the dense list's first batch instead of in growing batches."""
+    asked = query(embedder, "hypertension", k=1, fetch_k=1, mode="hybrid", collapse=False, lexical_k=1,
+                  terms=lexical.terms("hypertension"))
+    asked = asked.model_copy(update={"stats": leaf.stats(asked, None)})
+    reads = []
+    scored = leaf.store.scored
+    monkeypatch.setattr(leaf.store, "scored", lambda labels, vector: reads.append(list(labels)) or scored(labels, vector))
+    found = leaf.search(asked, lambda metadata: True)
+    tied = leaf.search(asked.model_copy(update={"k": 3, "lexical_k": 3}), lambda m: True).lexical[:2]
+    assert tied[0].bm25 == tied[1].bm25 and tied[0].patient == tied[1].patient == "Ana Ruiz"
+    assert [hit.id for hit in found.lexical] == [min(hit.id for hit in tied)]
+    assert {hit.id for hit in tied} <= {passage.id for passage in leaf.store.passages(reads[0]).values()}
