@@ -26,7 +26,7 @@ from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.data.ingest import Ingestor
-from nodes.data.retrievers import Retriever
+from nodes.data.retrievers import Retriever, weigh
 from nodes.merge import capped, distinct
 from policies.gate import Gate
 
@@ -38,16 +38,19 @@ _HERE: dict[str, "Leaf"] = {}
 def weigh_here(hits: list[Hit], vector: np.ndarray) -> None:
     """Weighs the best sentences (:attr:`Hit.sentence`) of those of ``hits`` whose leaf serves in this process —
     what a router kept of its leaves' hits of a hybrid query it asked them not to weigh (``weigh`` false) —
-    each by its own leaf. Hits of other processes' leaves were weighed there; withheld ones by the router that
-    withheld their text."""
+    their sentences from their own leaf, all weighed at once. Hits of other processes' leaves were weighed there;
+    withheld ones by the router that withheld their text."""
     by_leaf: dict[Leaf, list[Hit]] = {}
     for hit in hits:
         leaf = _HERE.get(hit.path)
         if leaf is not None and not hit.withheld:
             by_leaf.setdefault(leaf, []).append(hit)
+    weighed, rows = [], []
     for leaf, group in by_leaf.items():
-        leaf.retriever.weigh(group, vector)
+        weighed += group
+        rows += leaf.retriever.sentence_rows(group)
         leaf.counters["sentences.weighed"] += len(group)
+    weigh(weighed, rows, vector)
 
 
 class Leaf(NodeService):

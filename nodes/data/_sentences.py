@@ -2,7 +2,7 @@
 
 An answer from passages about patients ranks their quotable sentences (:func:`summarizer.sentences.quotable`)
 by similarity to the question (:func:`summarizer.answer.select`), and a hybrid question ranks every passage also
-by its sentence most similar to the question (:meth:`nodes.data.store.LeafStore.best_sentences`). So that
+by its sentence most similar to the question (:func:`nodes.data.retrievers.weigh`). So that
 neither embeds anything at question time, a leaf embeds those sentences when it stores the passages and keeps
 one vector per distinct sentence, by the digest of its text (notes copy text forward: the same sentence is stored
 once); the gateway fetches them for the passages it answers from (``want = "sentences"``,

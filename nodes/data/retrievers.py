@@ -28,7 +28,7 @@ from bus.errors import SpecError
 from bus.messages import MAX_CARRIED_SENTENCES, MAX_FETCH_K, CollectionStats, Hit, Query
 from bus.subjects import org_of
 from nodes.data import _sentences, lexical
-from nodes.data.index import TOLERANCE
+from nodes.data.index import TOLERANCE, best_scores
 from nodes.data.store import LeafStore
 from nodes.data.topk import Candidates, digest, search_complete
 
@@ -70,8 +70,9 @@ class Retriever(Protocol):
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         """What the passages the caller may see (all, with ``visible`` ``None``) hold of the query's words."""
 
-    def weigh(self, hits: list[Hit], vector: np.ndarray) -> None:
-        """Sets :attr:`Hit.sentence` of this retriever's ``hits`` for the question's ``vector``."""
+    def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:
+        """For each of this retriever's ``hits``, the vectors of its passage's sentences an answer may quote, one row
+        each (``None``: it has none), to be weighed by :func:`weigh`."""
 
 
 class PassageRetriever:
@@ -111,17 +112,11 @@ class PassageRetriever:
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
-            self.weigh([*dense, *lexical], vector)
+            weigh([*dense, *lexical], self.sentence_rows([*dense, *lexical]), vector)
         return Retrieved(dense, known, filtered, lexical)
 
-    def weigh(self, hits: list[Hit], vector: np.ndarray) -> None:
-        """Gives each of this leaf's ``hits`` of a hybrid question the similarity to ``vector`` of its passage's best
-        sentence (:attr:`Hit.sentence`), all in one go: once the lists are chosen (only the passages sent are
-        weighed) or, asked by a router of this process (``weigh`` false), once the router's merge has chosen."""
-        passages = list(dict.fromkeys((hit.text, hit.patient) for hit in hits))
-        best = dict(zip(passages, self.store.best_sentences(passages, vector)))
-        for hit in hits:
-            hit.sentence = best[hit.text, hit.patient]
+    def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:
+        return self.store.sentence_rows([(hit.text, hit.patient) for hit in hits])
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
@@ -204,6 +199,16 @@ class PassageRetriever:
             return None
         vectors = self.store.sentence_vectors(said)
         return None if vectors is None else np.asarray(vectors, dtype="<f4").tobytes()
+
+
+def weigh(hits: list[Hit], rows: list[np.ndarray | None], vector: np.ndarray) -> None:
+    """Gives each of ``hits`` of a hybrid question the similarity to ``vector`` of its passage's best sentence
+    (:attr:`Hit.sentence`) from its ``rows`` (:meth:`Retriever.sentence_rows`), all in one go
+    (:func:`nodes.data.index.best_scores`, exact and the same whatever is weighed with it): by a leaf once its lists
+    are chosen (only the passages sent are weighed) or, for the leaves of its own process (``weigh`` false), by a
+    router once its merge has chosen (:func:`nodes.leaf.weigh_here`)."""
+    for hit, best in zip(hits, best_scores(rows, vector)):
+        hit.sentence = best
 
 
 def _with_ties(bm25: dict[int, float], k: int) -> int:

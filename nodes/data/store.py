@@ -38,7 +38,7 @@ from nodes.data import _lexicon, _sentences, lexical
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, text_digest, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
-from nodes.data.index import VectorIndex, best_scores, exact_scores
+from nodes.data.index import VectorIndex, exact_scores
 from nodes.data.records import Record, patient_key
 from nodes.data.writes import BATCH, StoreWrites
 
@@ -275,11 +275,11 @@ class LeafStore(StoreWrites):
         with self._lock:
             return _sentences.vectors(self._db, sentences, self.index.dim)
 
-    def best_sentences(self, passages: list[tuple[str, str | None]], vector: np.ndarray) -> list[float | None]:
-        """For each passage (its text and patient), the similarity to ``vector`` of its quotable sentence most similar
-        to it, from the vectors stored at ingestion (:func:`nodes.data.index.best_scores`; ``None`` for a passage with
-        no sentence, or one not stored). A passage's sentences follow from its text and patient alone, so the vectors
-        are kept by those for the next search (:data:`CACHED_SENTENCES`)."""
+    def sentence_rows(self, passages: list[tuple[str, str | None]]) -> list[np.ndarray | None]:
+        """For each passage (its text and patient), the vectors of its quotable sentences stored at ingestion, one row
+        each (``None`` for a passage with no sentence, or one not stored). A passage's sentences follow from its text
+        and patient alone, so the vectors are kept by those for the next search (:data:`CACHED_SENTENCES`); shared:
+        not to be changed."""
         with self._lock:
             known = {key: self._sentence_rows[key] for key in passages if key in self._sentence_rows}
             for key in known:
@@ -293,7 +293,7 @@ class LeafStore(StoreWrites):
                     self._sentences_cached += 0 if rows is None else len(rows)
                     while self._sentences_cached > CACHED_SENTENCES and len(self._sentence_rows) > 1:
                         self._forget_sentences(next(iter(self._sentence_rows)))
-        return best_scores([known[key] for key in passages], vector)
+        return [known[key] for key in passages]
 
     def _forget_sentences(self, key: tuple[str, str | None]) -> None:
         rows = self._sentence_rows.pop(key, None)

@@ -240,7 +240,7 @@ class CentralIndex:
         return self._term_counts
 
     def _best_sentences(self, rows, vector: np.ndarray) -> list[float | None]:
-        """Each row's best sentence's similarity to ``vector``, as a leaf computes it (:meth:`LeafStore.best_sentences`)."""
+        """Each row's best sentence's similarity to ``vector``, as a leaf computes it (:func:`nodes.data.retrievers.weigh`)."""
         for row in rows:
             row = int(row)
             if row not in self._sentence_rows:

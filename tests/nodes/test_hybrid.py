@@ -16,6 +16,7 @@ import pytest
 from bus.client import ask
 from bus.connection import connect
 from bus.asking import AskRequest
+from nodes.data.index import best_scores
 from nodes.merge import depth, lexical_depth
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex
@@ -120,7 +121,8 @@ async def test_a_router_weighs_the_best_sentences_of_what_its_merge_keeps_and_no
         assert 0 < weighed <= depth(3) + lexical_depth(3) < sent, "only what the router's merge kept (its two lists) is weighed"
         for hit in answer.hits:
             store = leaves[hit.path].retriever.store
-            assert hit.sentence is not None and [hit.sentence] == store.best_sentences([(hit.text, hit.patient)], vector)
+            rows = store.sentence_rows([(hit.text, hit.patient)])
+            assert hit.sentence is not None and [hit.sentence] == best_scores(rows, vector)
     expected = central.ranked("hybrid", vector, answer.terms, 3, question=answer.question)
     assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
 
