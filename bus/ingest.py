@@ -26,7 +26,7 @@ from pydantic import Field
 
 from bus import codec
 from bus.errors import BrokerError
-from bus.messages import Scalar, _Model
+from bus.messages import MAX_RECORD_ID, Scalar, _Model
 from bus.subjects import INGEST_PREFIX, below, ingest_subject, org_of
 
 #: Header naming where the leaf reports what it did with a batch.
@@ -92,7 +92,7 @@ async def ensure_stream(nc: Client, org: str) -> None:
 class IngestRecord(_Model):
     """One record to add or replace, by id."""
 
-    id: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=MAX_RECORD_ID)
     text: str = Field(max_length=400_000)
     patient: str | None = Field(None, max_length=200)
     date: str | None = Field(None, max_length=40)

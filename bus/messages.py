@@ -151,18 +151,25 @@ class CollectionStats(_Model):
 Summarize = Literal["none", "extractive", "llm"]
 
 
+#: The longest record id a leaf takes (from a file or over the ingestion subject).
+MAX_RECORD_ID = 512
+#: The longest passage id: a record's id, then "#" and the number of its piece when it is cut in several
+#: (:func:`nodes.data.chunking.chunk`; a 400,000-character record has far fewer than a million pieces).
+MAX_PASSAGE_ID = MAX_RECORD_ID + 8
+
+
 class PassageRef(_Model):
     """Where a passage lives: its leaf's path and its id there."""
 
     path: str = Field(min_length=1, max_length=512)
-    id: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=MAX_PASSAGE_ID)
 
 
 class RecordRef(_Model):
     """A record at a leaf: the leaf's path and the record's id there."""
 
     path: str = Field(min_length=1, max_length=512)
-    id: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=MAX_RECORD_ID)
 
 
 class Query(_Model):
@@ -281,7 +288,7 @@ class Hit(_Model):
     (:func:`summarizer.sentences.quotable` of its text and patient), in order, as they were embedded at ingestion.
     """
 
-    id: str = Field(max_length=512)
+    id: str = Field(max_length=MAX_PASSAGE_ID)
     org: str
     path: str
     score: float

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bus.errors import SpecError
+from bus.messages import MAX_RECORD_ID
 from nodes.data.loaders import aci_bench, fedrag, mimic, mtsamples, synthea, tabular
 from nodes.data.records import LoadReport, Record
 
@@ -85,6 +86,9 @@ def load(path: Path, format: str = "fedrag", *, where: dict[str, list] | None = 
         for where_, record in FORMATS[format](Path(path), report, **options):
             if not record.text.strip():
                 report.skip(where_, f"record {record.id[:80]!r} has empty text")
+                continue
+            if len(record.id) > MAX_RECORD_ID:
+                report.skip(where_, f"record id {record.id[:80]!r}... is {len(record.id)} characters (at most {MAX_RECORD_ID})")
                 continue
             if record.id in seen:
                 report.skip(where_, f"duplicate id {record.id[:80]!r}")

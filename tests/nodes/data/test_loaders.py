@@ -214,3 +214,13 @@ def test_the_real_data_sets_load(format, relative, at_least, named):
     assert all(r.text.strip() for r in records)
     if named:
         assert sum(1 for r in records if r.patient) >= 0.9 * len(records)
+
+
+def test_a_record_id_longer_than_a_leaf_takes_is_skipped_with_its_length(tmp_path):
+    from bus.messages import MAX_RECORD_ID
+
+    rows = [{"id": "x" * (MAX_RECORD_ID + 1), "text": "Cough."}, {"id": "y" * MAX_RECORD_ID, "text": "Fever."}]
+    records, report = read(write(tmp_path / "d.jsonl", "".join(json.dumps(r) + "\n" for r in rows)))
+    assert [r.id for r in records] == ["y" * MAX_RECORD_ID]
+    assert [s.reason for s in report.skipped] == [f"record id {'x' * 80!r}... is {MAX_RECORD_ID + 1} characters "
+                                                  f"(at most {MAX_RECORD_ID})"]

@@ -180,3 +180,21 @@ def test_a_lexical_list_reads_every_passage_tied_with_its_last_in_its_first_batc
     assert tied[0].bm25 == tied[1].bm25 and tied[0].patient == tied[1].patient == "Ana Ruiz"
     assert [hit.id for hit in found.lexical] == [min(hit.id for hit in tied)]
     assert {hit.id for hit in tied} <= {passage.id for passage in leaf.store.passages(reads[0]).values()}
+
+
+def test_a_record_with_the_longest_id_cut_into_passages_is_found(tmp_path, embedder):
+    """Its passages' ids are the record's and "#n": a hit, a reference and a citation hold them."""
+    from bus.messages import MAX_RECORD_ID, PassageRef
+
+    long = "r" * MAX_RECORD_ID
+    text = ("CHIEF COMPLAINT: chest pain radiating to the left arm for three days. " * 2 + "\n\n") * 12
+    data = tmp_path / "leaf.jsonl"
+    data.write_text(json.dumps({"id": long, "text": text, "patient": "Ana Ruiz"}) + "\n")
+    store = open_leaf(tmp_path / "s", DataSource(data), embedder.fingerprint, lambda: embedder, max_chars=100,
+                      verbose=False)[0]
+    try:
+        hits = search(PassageRetriever(store, "site.cardiology"), query(embedder, "chest pain", k=12, collapse=False))[0]
+        assert len(hits) >= 12 and all(hit.id.startswith(long + "#") for hit in hits)  # and what ties with the 12th
+        assert PassageRef(path="site.cardiology", id=max((hit.id for hit in hits), key=len))
+    finally:
+        store.close()
