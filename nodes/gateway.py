@@ -417,7 +417,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
     if any(not hit.withheld and mentions(hit.text, concepts) for _, hit in cited):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
-    return Focus(weigh=weigh)
+    # none mentions it: any may say it otherwise; if none does, the answer says whose records were read
+    whose = f" of {' and '.join(answer.patients)}" if answer.filtered and answer.patients else ""
+    return Focus(weigh=weigh, unsaid=f"none of the closest records{whose} mentions {_said(analysis, about)}" if about else "")
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:

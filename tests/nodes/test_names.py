@@ -155,6 +155,10 @@ async def test_an_answer_about_a_named_patient_quotes_what_is_asked_of_them_not_
     medications = await ask(nc, AskRequest(question="What medications is Samantha Garcia taking?", summarize="extractive"))
     assert medications.answer.startswith("Samantha Garcia: MEDICATIONS:"), medications.answer
     assert "Patient: Samantha Garcia." not in medications.answer, "a name is not what was asked"
+    pressure = await ask(nc, AskRequest(question="What is Rebecca Wright's blood pressure?", summarize="extractive"))
+    assert pressure.answer_info.status == "insufficient" and pressure.patients == ["Rebecca Wright"]
+    assert pressure.answer.endswith("None of the closest records of Rebecca Wright mentions blood pressure."), \
+        "the answer says whose records did not say it"
 
 
 async def test_a_named_patients_passages_are_ranked_by_what_is_asked_of_them(demo_federation, nc):
