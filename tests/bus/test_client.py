@@ -18,6 +18,7 @@ from bus import codec
 from bus import headers as h
 from bus.client import HEARTBEAT_MS, SILENCE_MS, Node, ask, discover, events, missing
 from bus.connection import connect
+from bus.errors import BrokerError
 from bus.asking import Answer, AskRequest, Heartbeat, Restarted
 from bus.subjects import ASK
 from nodes.demo.federation import SAMPLE_QUESTION
@@ -73,8 +74,8 @@ async def test_a_question_cancelled_while_replies_stream_in_is_always_cancelled(
             pass
 
     try:
-        lost = 0
-        for trial in range(60):
+        lost = refused = trial = 0
+        while trial < 60:
             task = asyncio.create_task(read())
             await asyncio.sleep(0.002 + (trial % 7) * 0.001)  # while heartbeats pour in
             task.cancel()
@@ -84,7 +85,14 @@ async def test_a_question_cancelled_while_replies_stream_in_is_always_cancelled(
                 task.cancel()
                 await asyncio.wait({task}, timeout=2.0)
             elif not task.cancelled():
+                # under this flood the broker has, once in many runs, answered a question "no responders" before
+                # it was cancelled: the stream then ends as it should, and the trial says nothing of cancelling
+                if isinstance(task.exception(), BrokerError) and "no gateway is serving" in str(task.exception()) \
+                        and refused < 10:
+                    refused += 1
+                    continue
                 raise AssertionError(f"the stream ended otherwise: {task.exception()!r}")
+            trial += 1
         assert lost == 0, f"{lost} of 60 cancellations were lost"
     finally:
         await gateway.close()
