@@ -213,8 +213,10 @@ def _surely_a_person(question: str, name: str, by_role: set[str], headline: bool
         return False
     if name in by_role or re.search(rf"{_CUE}\s+{re.escape(name)}", question):
         return True
-    after = re.search(re.escape(name) + r"(['’]s\b|\s+(?:an?\s+)?(\w+))", question)  # a parse can miss "X allergic to"
-    return bool(after) and (after.group(1)[0] in "'’" or (after.group(2) or "").casefold() in _SAID_OF_PEOPLE)
+    if re.search(re.escape(name) + r"['’]s\b", question):
+        return True
+    after = re.finditer(re.escape(name) + r"\s+(?:an?\s+)?(\w+)", question)  # a parse can miss "X allergic to"
+    return any(word.group(1).casefold() in _SAID_OF_PEOPLE for word in after)
 
 
 def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
