@@ -6,7 +6,6 @@ import json
 import os
 from pathlib import Path
 
-
 from bus.client import ask, discover, missing
 from bus.connection import connect
 from bus.errors import SpecError

@@ -107,12 +107,14 @@ class PassageRetriever:
             within = named if within is None else within & named
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
         read = _Read(query, vector, visible, bm25)
-        if bm25 and query.mode == "hybrid":  # the lexical list's likely passages are read with the dense list's first
-            read.ahead = list(islice(bm25, _with_ties(bm25, query.lexical_depth())))
+        first = _with_ties(bm25, query.lexical_depth()) if bm25 else 0  # the lexical list's first batch
+        if query.mode == "hybrid":  # its likely passages are read with the dense list's first
+            read.ahead = list(islice(bm25, first))
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
-        lexical = self._lexical(query, read) if bm25 else []
+        lexical = self._lexical(query, read, first) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
-            weigh([*dense, *lexical], self.sentence_rows([*dense, *lexical]), vector)
+            sent = [*dense, *lexical]
+            weigh(sent, self.sentence_rows(sent), vector)
         return Retrieved(dense, known, filtered, lexical)
 
     def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:
@@ -149,7 +151,7 @@ class PassageRetriever:
         order = np.lexsort((labels, -scores))
         return dict(zip(labels[order].tolist(), scores[order].tolist()))
 
-    def _lexical(self, query: Query, read: _Read) -> list[Hit]:
+    def _lexical(self, query: Query, read: _Read, first: int) -> list[Hit]:
         """The top ``lexical_k`` (or k) by BM25: every passage holding a term is scored (:meth:`_bm25`), then passages
         are read in growing batches of the best until collapsing and visibility leave that many certain."""
         scored = [(score, label) for label, score in read.bm25.items()]  # best first
@@ -162,7 +164,7 @@ class PassageRetriever:
         # every passage holding a term is scored exactly, so the first k in the total order are the leaf's
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
         k = query.lexical_depth()
-        return search_complete(fetch, k, _with_ties(read.bm25, k), limit=len(scored), collapse=query.collapse, ties=False)
+        return search_complete(fetch, k, first, limit=len(scored), collapse=query.collapse, ties=False)
 
     def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
         """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-
 from bus.client import ask
 from bus.errors import AskError, SpecError
 from bus.messages import Hit
