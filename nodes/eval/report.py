@@ -37,6 +37,7 @@ class Outcome:
         rouge_top: ROUGE-L of the top passage against the gold answer.
         central: the centralized index's ranking for the same query vector and terms, in the same mode.
         identical: the federation's hits are the centralized index's: passages, order and scores.
+        scored: the hits' passages and scores, in rank order.
     """
 
     question: Question
@@ -50,6 +51,7 @@ class Outcome:
     rouge_top: float | None = None
     central: list[str] | None = None
     identical: bool | None = None
+    scored: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def rejected(self) -> bool:

@@ -1,7 +1,8 @@
-"""The embedder: unit vectors, and a question asked again looked up rather than embedded again."""
+"""The embedder: unit vectors, a question asked again looked up rather than embedded again, and its two backends."""
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections import OrderedDict
 
 import numpy as np
@@ -34,3 +35,40 @@ def test_the_remembered_texts_are_bounded(embedder, monkeypatch):
     for n in range(10):
         embedder.embed_one(f"question {n}")
     assert len(embedder._remembered) == 4 and "question 9" in embedder._remembered
+
+
+def test_the_backends_give_the_same_vectors_under_fingerprints_of_their_own(embedder):
+    assert embedder.backend == "onnx" and embedder.fingerprint == emb.fingerprint() == emb.fingerprint(None, "onnx")
+    plain = emb.Embedder(backend_name="torch")
+    assert plain.fingerprint != embedder.fingerprint and embedder.fingerprint.startswith(plain.fingerprint + ":")
+    texts = ["Which patients take warfarin for atrial fibrillation?", "chest pain",
+             "Patient is a 67-year-old man with a history of hypertension, type 2 diabetes and chronic kidney disease. " * 12]
+    ours, theirs = embedder.embed(texts), plain.embed(texts)
+    assert np.abs(ours - theirs).max() < 1e-5 and np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    # truncated at the same token: the long text's vector is not the one of a shorter text
+    assert np.abs(embedder.embed([texts[2] * 3])[0] - ours[2]).max() < 1e-5
+
+
+def test_an_unknown_backend_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("FEDRAG_EMBEDDER", "tensorflow")
+    with pytest.raises(ValueError, match="unknown embedder backend 'tensorflow'.*onnx, torch"):
+        emb.fingerprint()
+
+
+def test_a_damaged_graph_is_exported_again_and_processes_starting_together_export_it_once(tmp_path, monkeypatch):
+    from nodes.data import _onnx
+
+    monkeypatch.setenv("FEDRAG_MODEL_CACHE", str(tmp_path))
+    path = emb.model_path()
+    exports = []
+    real = _onnx.export
+    monkeypatch.setattr(_onnx, "export", lambda *args: exports.append(args) or real(*args))
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:  # the lock is a file lock: threads contend as processes do
+        files = set(pool.map(lambda _: _onnx.graph_file(path, emb.weights_digest(path)), range(3)))
+    assert len(files) == 1 and len(exports) == 1
+    graph = files.pop()
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".part"] == []
+    graph.write_bytes(graph.read_bytes()[:1000])  # cut short, as by a full disk
+    model = emb.Embedder(backend_name="onnx")
+    assert len(exports) == 2 and graph.stat().st_size > 1_000_000
+    assert np.abs(model.embed(["chest pain"])[0] - emb.shared().embed(["chest pain"])[0]).max() < 1e-6
