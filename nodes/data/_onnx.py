@@ -42,7 +42,13 @@ def graph_file(path: Path, digest: str, *, unless: Path | None = None) -> Path:
     from importlib.metadata import version
 
     folder = cache_folder()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a home one may not write to: the machine's temporary folder, said once
+        fallback = Path(tempfile.gettempdir()) / f"fedrag-{os.getuid()}"
+        log.warning("cannot write %s (%s): exporting the embedding model's graph into %s", folder, exc, fallback)
+        folder = fallback
+        folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{path.name}-{digest}-torch{version('torch').split('+')[0]}-opset{OPSET}.onnx"
     if target.exists() and target != unless:
         return target
@@ -69,6 +75,7 @@ def export(path: Path, out: Path) -> None:
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     # eager attention exports as plain matrix products, which ONNX Runtime runs as fast as torch on long
     # passages; torch's fused attention exported as a graph about 30 % slower there
     model = AutoModel.from_pretrained(str(path), local_files_only=True, attn_implementation="eager").eval()

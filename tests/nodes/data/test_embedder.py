@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import tempfile
 from collections import OrderedDict
 
 import numpy as np
@@ -72,3 +74,17 @@ def test_a_damaged_graph_is_exported_again_and_processes_starting_together_expor
     model = emb.Embedder(backend_name="onnx")
     assert len(exports) == 2 and graph.stat().st_size > 1_000_000
     assert np.abs(model.embed(["chest pain"])[0] - emb.shared().embed(["chest pain"])[0]).max() < 1e-6
+
+
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_the_temporary_folder(tmp_path, monkeypatch, caplog):
+    from nodes.data import _onnx
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("FEDRAG_MODEL_CACHE", str(blocker / "models"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    path = emb.model_path()
+    graph = _onnx.graph_file(path, emb.weights_digest(path))
+    assert graph.parent == tmp_path / "tmp" / f"fedrag-{os.getuid()}" and graph.stat().st_size > 1_000_000
+    assert "cannot write" in caplog.text and str(blocker / "models") in caplog.text
