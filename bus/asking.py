@@ -114,6 +114,16 @@ class Answer(SearchResult):
     closest: bool = False
     context: list[Hit] = Field(default_factory=list)
 
+    def falls_short(self) -> str | None:
+        """Why the hits are only the closest records, not evidence, if they are — what no record mentions
+        (:attr:`closest`), or that the answer found them not enough (``insufficient``, e.g. none of a named
+        patient's closest records mentions what is asked) — for a reader to title them so; ``None`` otherwise."""
+        if self.closest:
+            return "they do not mention " + (" or ".join(self.absent) or "what was asked")
+        if self.hits and self.answer_info is not None and self.answer_info.status == "insufficient":
+            return "not enough to answer the question"
+        return None
+
     def cited(self) -> list[Hit]:
         """Every passage the answer may cite, in the order of its citations: the hits, then :attr:`context`."""
         return [*self.hits, *self.context]

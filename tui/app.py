@@ -184,8 +184,8 @@ class FedragApp(App[None]):
         self.answer = answer
         self.federation.apply(answer)
         self._draw_tree()
-        closest = (answer.absent or ["what was asked"]) if answer.closest else None
-        self.query_one(EvidenceTable).show(answer.cited(), closest)  # the hits, then the rest of a record the answer quotes
+        # the hits, then the rest of a record the answer quotes; titled as the closest records when they fall short
+        self.query_one(EvidenceTable).show(answer.cited(), answer.falls_short())
         await self.query_one(AnswerView).show(answer)
 
     def _draw_tree(self) -> None:

@@ -68,10 +68,10 @@ class EvidenceTable(DataTable):
         for key, label in self.COLUMNS:
             self.add_column(label, key=key)
 
-    def show(self, hits: list[Hit], absent: list[str] | None = None) -> None:
-        """Shows ``hits`` (a whole answer's), numbered from 1 in their order; with ``absent`` (what no record
-        mentions, when the hits are only the closest records), says so in the table's title."""
-        self.border_title = ("closest records: none mentions " + " or ".join(absent)) if absent else ""
+    def show(self, hits: list[Hit], falls_short: str | None = None) -> None:
+        """Shows ``hits`` (a whole answer's), numbered from 1 in their order; with ``falls_short`` (why they are only
+        the closest records, :meth:`bus.asking.Answer.falls_short`), says so in the table's title."""
+        self.border_title = f"closest records: {falls_short}" if falls_short else ""
         self.passages = model.evidence_rows(list(hits))
         self.clear()
         for row in self.passages:

@@ -56,3 +56,17 @@ def test_what_no_record_mentions_is_said_right_under_an_answer_to_the_rest():
     said = lines.index("   (no record mentions methotrexate)")
     assert lines[said - 2].startswith("A: Passage 0") and said < lines.index("[1] 0.500  hospital_a.medicine  handout#0")
     assert sum("methotrexate" in line for line in lines) == 2, "the question, and that line once"
+
+
+def test_hits_an_answer_found_not_enough_are_titled_the_closest_records_and_evidence_is_not():
+    said = "Not enough evidence in the records searched to answer this question. None of the closest records of Ana Ruiz " \
+           "mentions blood pressure."
+    short = Answer(question="What is Ana Ruiz's blood pressure?", hits=[hit(0), hit(1)], patients=["Ana Ruiz"], answer=said,
+                   answer_info=AnswerInfo(method="extractive", status="insufficient", reason="nothing mentions it"))
+    lines = answer_text(short).splitlines()
+    title = lines.index("Closest records — not enough to answer the question:")
+    assert lines[title + 1].startswith("[1] 0.500"), "the title stands over the first hit"
+    answered = short.model_copy(update={"answer": "Passage 0 of note-1. [1]",
+                                        "answer_info": AnswerInfo(method="extractive", status="successful")})
+    assert "Closest records" not in answer_text(answered) and answered.falls_short() is None
+    assert short.model_copy(update={"hits": []}).falls_short() is None, "no hits, nothing to title"

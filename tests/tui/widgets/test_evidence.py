@@ -30,3 +30,16 @@ async def test_the_evidence_keeps_the_federations_order_as_organizations_answer_
         table.start()  # the gateway restarted: what came before is gone
         table.add([a2])
         assert table.row_count == 1 and table.passages[0].hit is a2
+
+
+async def test_hits_that_fall_short_of_an_answer_are_titled_the_closest_records():
+    app = Bare()
+    async with app.run_test(size=(150, 50)) as pilot:
+        answer = fixed_answer()
+        table = app.query_one(EvidenceTable)
+        short = answer.model_copy(update={"answer_info": answer.answer_info.model_copy(update={"status": "insufficient"})})
+        table.show(short.cited(), short.falls_short())
+        await pilot.pause()
+        assert table.border_title == "closest records: not enough to answer the question" and table.row_count == 3
+        table.show(answer.cited(), answer.falls_short())
+        assert table.border_title == "", "evidence that answers is not titled so"
