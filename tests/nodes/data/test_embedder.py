@@ -88,3 +88,17 @@ def test_a_cache_folder_that_cannot_be_written_falls_back_to_the_temporary_folde
     graph = _onnx.graph_file(path, emb.weights_digest(path))
     assert graph.parent == tmp_path / "tmp" / f"fedrag-{os.getuid()}" and graph.stat().st_size > 1_000_000
     assert "cannot write" in caplog.text and str(blocker / "models") in caplog.text
+
+
+def test_long_texts_are_embedded_a_few_at_a_time_and_short_ones_many(embedder, monkeypatch):
+    texts = ["short sentence %d." % n for n in range(40)] + ["a long passage " * 50 + str(n) for n in range(10)]
+    sizes, progress = [], []
+    real = embedder._model
+    monkeypatch.setattr(embedder, "_model", lambda batch: sizes.append(len(batch)) or real(batch))
+    vectors = embedder.embed(texts, progress=lambda done, total: progress.append((done, total)))
+    longest = len(texts[-1])
+    per = emb.BATCH_CHARS // longest  # 7 passages of 751 characters
+    assert 5 <= per < 10 and sizes == [embedder.batch_size, 8, per, 10 - per], sizes
+    assert progress[-1] == (50, 50) and [done for done, _ in progress] == sorted({done for done, _ in progress})
+    alone = np.stack([embedder.embed([text])[0] for text in (texts[0], texts[-1])])
+    assert np.abs(vectors[[0, -1]] - alone).max() < 1e-5, "batched or alone, a text's vector is the same"
