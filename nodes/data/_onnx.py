@@ -41,15 +41,20 @@ def graph_file(path: Path, digest: str, *, unless: Path | None = None) -> Path:
     ``unless`` (a file that would not load)."""
     from importlib.metadata import version
 
+    name = f"{path.name}-{digest}-torch{version('torch').split('+')[0]}-opset{OPSET}.onnx"
     folder = cache_folder()
+    if (folder / name).exists() and folder / name != unless:  # read-only is fine once it is there
+        return folder / name
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError("not writable")
     except OSError as exc:  # a home one may not write to: the machine's temporary folder, said once
         fallback = Path(tempfile.gettempdir()) / f"fedrag-{os.getuid()}"
         log.warning("cannot write %s (%s): exporting the embedding model's graph into %s", folder, exc, fallback)
         folder = fallback
         folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{path.name}-{digest}-torch{version('torch').split('+')[0]}-opset{OPSET}.onnx"
+    target = folder / name
     if target.exists() and target != unless:
         return target
     with open(folder / f"{target.name}.lock", "w") as lock:
