@@ -309,9 +309,10 @@ class Hit(_Model):
         """How similar the passage is to the question (cosine), whatever list it ranks in."""
         return self.similarity if self.similarity is not None else self.score
 
-    def order_key(self) -> tuple[float, str, str]:
-        """The total order of hits everywhere: score descending, then leaf path, then passage id."""
-        return (-self.score, self.path, self.id)
+    def order_key(self, score: float | None = None) -> tuple[float, str, str]:
+        """The total order of hits everywhere: score descending, then leaf path, then passage id (ranked by ``score``
+        instead of its own, when given: a fused score not yet copied into a hit)."""
+        return (-(self.score if score is None else score), self.path, self.id)
 
     def ref(self) -> PassageRef:
         """This hit's location."""

@@ -144,6 +144,6 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None) 
         score = DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
             score += kinds.PASSAGE_BONUS
-        fused.append((-score, hit.path, hit.id, hit))  # Hit.order_key with the fused score
-    fused.sort(key=lambda entry: entry[:3])
-    return [hit.model_copy(update={"score": -negated}) for negated, _, _, hit in fused[:k]]
+        fused.append((hit.order_key(score), score, hit))
+    fused.sort(key=lambda entry: entry[0])
+    return [hit.model_copy(update={"score": score}) for _, score, hit in fused[:k]]

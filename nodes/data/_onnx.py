@@ -49,16 +49,15 @@ def graph_file(path: Path, digest: str, *, unless: Path | None = None) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):
             raise PermissionError("not writable")
-    except OSError as exc:  # a home one may not write to: the machine's temporary folder, said once
+    except OSError as exc:  # a home one may not write to: the machine's temporary folder, with a warning
         fallback = Path(tempfile.gettempdir()) / f"fedrag-{os.getuid()}"
         log.warning("cannot write %s (%s): exporting the embedding model's graph into %s", folder, exc, fallback)
         folder = fallback
         folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
-    if target.exists() and target != unless:
-        return target
-    with open(folder / f"{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process exporting it: wait for its file
+    with open(folder / f"{name}.lock", "w") as lock:
+        # another process exporting it: wait for its file (in the fallback folder it may be there already)
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if target == unless:
             target.unlink(missing_ok=True)
         if not target.exists():

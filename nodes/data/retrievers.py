@@ -113,8 +113,8 @@ class PassageRetriever:
         dense = self._dense(query, read, within) if query.mode != "lexical" else []
         lexical = self._lexical(query, read, first) if bm25 else []
         if query.mode == "hybrid" and query.weigh:
-            sent = [*dense, *lexical]
-            weigh(sent, self.sentence_rows(sent), vector)
+            weighed = [*dense, *lexical]
+            weigh(weighed, self.sentence_rows(weighed), vector)
         return Retrieved(dense, known, filtered, lexical)
 
     def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:

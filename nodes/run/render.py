@@ -92,8 +92,9 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
         if summary_says_something(summary, said):
             lines += ["", *summary_lines(summary, answer, width)]
     lines.append("")
-    if answer.falls_short() and answer.hits:
-        lines.append(f"Closest records — {answer.falls_short()}:")
+    falls_short = answer.falls_short()
+    if falls_short and answer.hits:
+        lines.append(f"Closest records — {falls_short}:")
     for n, hit in enumerate(answer.cited(), 1):
         if n == len(answer.hits) + 1:
             lines.append(f"The rest of the record the answer quotes ({record_of(hit)}):")
