@@ -105,6 +105,13 @@ _PERSON_STATES = frozenset("allergic pregnant diabetic hypertensive obese overwe
 _PERSON_NOUNS = frozenset("smoker drinker diabetic candidate patient user vegetarian vegan alcoholic donor recipient "
                           "inpatient outpatient".split())
 _SAID_OF_PEOPLE = _PERSON_STATES | _PERSON_NOUNS | {"on"}
+#: What only people do, in every form, standing after "is/does/did/has … <name>" ("What medications is X taking?",
+#: "Did X undergo surgery?"): spaCy's small model may parse the verb as a noun and the name as its compound. Not
+#: "have", "get" or "start": a disease has complications, gets worse and starts early.
+_DONE_ONLY_BY_PEOPLE = re.compile(
+    r"\b(?:is|are|was|were|does|do|did|has|had|will)\s+(?P<name>.+?)\s+(?:take|takes|taking|took|taken|"
+    r"receive|receives|receiving|received|undergo|undergoes|undergoing|underwent|undergone|visit|visits|visiting|"
+    r"visited|complain|complains|complaining|complained)\b", re.IGNORECASE)
 
 
 def not_a_person(span: str) -> bool:
@@ -214,6 +221,8 @@ def _surely_a_person(question: str, name: str, by_role: set[str], headline: bool
     if name in by_role or re.search(rf"{_CUE}\s+{re.escape(name)}", question):
         return True
     if re.search(re.escape(name) + r"['’]s\b", question):
+        return True
+    if any(done.group("name") == name for done in _DONE_ONLY_BY_PEOPLE.finditer(question)):
         return True
     after = re.finditer(re.escape(name) + r"\s+(?:an?\s+)?(\w+)", question)  # a parse can miss "X allergic to"
     return any(word.group(1).casefold() in _SAID_OF_PEOPLE for word in after)

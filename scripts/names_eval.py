@@ -70,6 +70,8 @@ HARD_CASES = [
     ("Is Orrin Blackwood a smoker?", ["Orrin Blackwood"]),
     ("Are Penelope Ashworth and Orrin Blackwood on statins?", ["Penelope Ashworth", "Orrin Blackwood"]),
     ("Is Kidney Stones hereditary?", []),
+    ("What medications is Bartholomew Quince taking?", ["Bartholomew Quince"]),
+    ("Does Lyme Disease have long-term effects?", []),
     ("Is Foot Drop serious?", []),
     ("Is Lyme Disease contagious?", []),
     ("Does Mammographic Density have an Impact on the Margin Re-excision Rate After Breast-Conserving Surgery?", []),

@@ -44,6 +44,9 @@ def test_spacy_finds_uncued_names():
     ("Are Penelope Ashworth and Orrin Blackwood on statins?", ["Penelope Ashworth", "Orrin Blackwood"]),
     ("Is Orrin Blackwood allergic to penicillin?", ["Orrin Blackwood"]),
     ("Is Kidney Stones hereditary?", []),
+    ("What medications is Bartholomew Quince taking?", ["Bartholomew Quince"]),  # spaCy: "taking" a noun, the name its compound
+    ("Did Bartholomew Quince undergo surgery?", ["Bartholomew Quince"]),
+    ("Does Lyme Disease have long-term effects?", []),
 ])
 def test_what_is_said_only_of_people_makes_an_unknown_name_a_person(question, names):
     assert sorted(detect_names(question)) == sorted(names)
