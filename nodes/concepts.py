@@ -9,8 +9,9 @@ three: *heavy alcohol use*, *liver disease*, *pancreatitis*.
 
 A passage *mentions* a concept if it holds every term of it — its qualifiers ("elective", "chronic",
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
-infarction" are one concept), or of a word the stemmer keeps apart from the one asked although it names the same
-thing (:data:`DERIVED`: a record of "aortic stenosis" mentions a "stenotic aortic valve"). Leaves count the
+infarction" are one concept; :data:`ABBREVIATIONS`: so is "MI"), or of a word the stemmer keeps apart from the one
+asked although it names the same thing (:data:`DERIVED`: a record of "aortic stenosis" mentions a "stenotic aortic
+valve"). Leaves count the
 passages that mention each concept among those the caller may search (:class:`bus.messages.CollectionStats`),
 so the gateway learns, without moving any text, whether what the question is about is in the records at
 all (:func:`grounding`: the conditions, drugs and procedures it names, when it names any) — a question
@@ -45,6 +46,7 @@ complaining seen see evaluated noted found summarize summarise summary summarizi
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
+come comes came coming brought bring brings
 mr mrs ms miss mx dr prof sir madam
 """.split())
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
@@ -52,6 +54,8 @@ mr mrs ms miss mx dr prof sir madam
 _PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?:ed|ing)")
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
+#: Numbers written in words: like digits, they say how many, never what ("seen at more than *one* hospital").
+NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten twelve dozen once twice thrice".split())
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
 QUALIFIERS = frozenset("""
 elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
@@ -71,28 +75,76 @@ primarily respectively
 """.split())
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
-    ["heart attack", "myocardial infarction", "mi", "stemi", "nstemi"],
-    ["high blood pressure", "hypertension"],
-    ["stroke", "cerebrovascular accident", "cva"],
-    ["irregular heartbeat", "arrhythmia", "atrial fibrillation", "afib"],
+    ["heart attack", "myocardial infarction"],
+    ["high blood pressure", "hypertension", "high bp"],
+    ["stroke", "cerebrovascular accident"],
+    ["irregular heartbeat", "arrhythmia", "atrial fibrillation"],
     ["blood clot", "thrombosis", "embolism"],
     ["kidney", "renal"],
     ["lung", "pulmonary"],
     ["heart", "cardiac"],
     ["liver", "hepatic"],
     ["sugar", "glucose"],
-    ["copd", "chronic obstructive pulmonary disease", "emphysema"],
+    ["chronic obstructive pulmonary disease", "emphysema"],
     ["flu", "influenza"],
-    ["tb", "tuberculosis"],
-    ["uti", "urinary tract infection"],
-    ["dvt", "deep vein thrombosis"],
-    ["pe", "pulmonary embolism"],
-    ["chf", "congestive heart failure", "heart failure"],
-    ["gerd", "gastroesophageal reflux", "acid reflux"],
-    ["ckd", "chronic kidney disease"],
-    ["htn", "hypertension"],
-    ["dm", "diabetes"],
+    ["deep vein thrombosis", "deep venous thrombosis"],
+    ["congestive heart failure", "heart failure"],
+    ["gastroesophageal reflux", "acid reflux"],
+    ["emergency department", "emergency room"],
+    ["intensive care", "critical care"],
+    ["shortness of breath", "dyspnea"],
+    ["obstructive sleep apnea", "sleep apnea"],
+    ["acute kidney injury", "acute renal failure"],
+    ["end-stage renal disease", "end-stage kidney disease"],
+    ["coronary artery disease", "coronary disease"],
+    ["altered mental status", "confusion"],
+    ["benign prostatic hyperplasia", "enlarged prostate"],
+    ["hyperlipidemia", "high cholesterol"],
+    ["alcohol", "ethanol"],
 ]
+#: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
+#: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
+#: and counted with it spelled out (:func:`spelled_out`) — the embedding model reads "MI" as two letters.
+ABBREVIATIONS = {
+    "mi": "myocardial infarction", "stemi": "myocardial infarction", "nstemi": "myocardial infarction",
+    "htn": "hypertension", "bp": "blood pressure", "hr": "heart rate", "cva": "stroke", "tia": "transient ischemic attack",
+    "afib": "atrial fibrillation", "a-fib": "atrial fibrillation", "chf": "congestive heart failure", "hf": "heart failure",
+    "cad": "coronary artery disease", "cabg": "coronary artery bypass graft", "pci": "percutaneous coronary intervention",
+    "pad": "peripheral arterial disease", "pvd": "peripheral vascular disease", "dvt": "deep vein thrombosis",
+    "pe": "pulmonary embolism", "copd": "chronic obstructive pulmonary disease", "osa": "obstructive sleep apnea",
+    "sob": "shortness of breath", "ards": "acute respiratory distress syndrome", "pna": "pneumonia", "tb": "tuberculosis",
+    "uti": "urinary tract infection", "ckd": "chronic kidney disease", "aki": "acute kidney injury",
+    "esrd": "end-stage renal disease", "dm": "diabetes", "t2dm": "type 2 diabetes", "t1dm": "type 1 diabetes",
+    "dka": "diabetic ketoacidosis", "hld": "hyperlipidemia", "gerd": "gastroesophageal reflux", "gi": "gastrointestinal",
+    "ibd": "inflammatory bowel disease", "ibs": "irritable bowel syndrome", "uc": "ulcerative colitis",
+    "bph": "benign prostatic hyperplasia", "ra": "rheumatoid arthritis", "oa": "osteoarthritis",
+    "sle": "systemic lupus erythematosus", "hiv": "human immunodeficiency virus", "hcv": "hepatitis c",
+    "hbv": "hepatitis b", "sah": "subarachnoid hemorrhage", "ich": "intracerebral hemorrhage",
+    "tbi": "traumatic brain injury", "ams": "altered mental status", "loc": "loss of consciousness",
+    "ptsd": "post-traumatic stress disorder", "adhd": "attention deficit hyperactivity disorder",
+    "mdd": "major depressive disorder", "etoh": "alcohol", "icu": "intensive care", "ed": "emergency department",
+    "er": "emergency room", "ekg": "electrocardiogram", "ecg": "electrocardiogram", "cxr": "chest x-ray",
+    "ct": "computed tomography", "mri": "magnetic resonance imaging", "snf": "skilled nursing facility",
+    "ama": "against medical advice",
+}
+#: An abbreviation as a question writes one: two to six capitals, digits among them ("MI", "T2DM", "NSTEMI").
+_ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
+
+
+def spelled_out(question: str) -> str:
+    """``question`` with what each abbreviation it writes in capitals stands for (:data:`ABBREVIATIONS`) in brackets
+    after it: "Which patients had an MI?" reads "Which patients had an MI (myocardial infarction)?" — but for one the
+    question defines itself, in brackets after what it stands for ("computer-aided diagnosis (CAD)", "Marburg hemorrhagic
+    fever (Marburg HF)")."""
+    def spell(match: re.Match) -> str:
+        long = ABBREVIATIONS.get(match.group(0).casefold())
+        before = question[:match.start()]
+        defined = before.rfind("(") > before.rfind(")")  # in brackets: "Marburg hemorrhagic fever (Marburg HF)"
+        return f"{match.group(0)} ({long})" if long and not defined else match.group(0)
+
+    return _ABBREVIATION.sub(spell, question)
+
+
 #: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each: a
 #: passage naming a member mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of
 #: missed levetiracetam, "What imaging was done for headache?" by one of a head CT), but not the other way round (a
@@ -102,7 +154,7 @@ KINDS = [
      "levetiracetam lamotrigine valproate phenytoin carbamazepine oxcarbazepine lacosamide topiramate"),
     (["anticoagulant", "blood thinner"], "warfarin apixaban rivaroxaban dabigatran edoxaban heparin enoxaparin"),
     (["antiplatelet"], "aspirin clopidogrel ticagrelor prasugrel"),
-    (["antibiotic"], "amoxicillin ceftriaxone azithromycin doxycycline vancomycin cephalexin ciprofloxacin "
+    (["antibiotic", "abx"], "amoxicillin ceftriaxone azithromycin doxycycline vancomycin cephalexin ciprofloxacin "
                      "levofloxacin piperacillin metronidazole nitrofurantoin"),
     (["statin"], "atorvastatin rosuvastatin simvastatin pravastatin lovastatin"),
     (["beta blocker"], "metoprolol carvedilol atenolol propranolol bisoprolol labetalol"),
@@ -242,8 +294,13 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 
 _KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
+_GROUPS = [list(group) for group in SYNONYMS]
+for _short, _long in ABBREVIATIONS.items():  # an abbreviation joins each group naming what it stands for, or its own
+    _named = [group for group in _GROUPS if _stems(_long) in map(_stems, group)]
+    for _group in _named or [_GROUPS.append([_long]) or _GROUPS[-1]]:
+        _group.append(_short)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-for _names, _members in [(group, "") for group in SYNONYMS] + KINDS:  # each name: the others, then the members
+for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
     for _one in _stemmed:
         _SYNONYMS.setdefault(_one, []).extend([other for other in _stemmed if other != _one]
@@ -329,7 +386,8 @@ def _place(question: str, concept: Concept) -> tuple[int, int] | None:
 
 
 def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
-    """The terms and concepts of ``question``, leaving out the patients in ``names``. With ``phrases`` (the
+    """The terms and concepts of ``question``, leaving out the patients in ``names`` (its terms with its abbreviations
+    spelled out: :func:`spelled_out`). With ``phrases`` (the
     question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
     joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
     masked = _masked(question)
@@ -342,7 +400,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
     concepts = _once(_specified(unicodedata.normalize("NFKC", question), concepts))
-    return _analysis(question, list(dict.fromkeys(lexical.terms(question)))[:MAX_TERMS], concepts, bool(names))
+    return _analysis(question, list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS], concepts, bool(names))
 
 
 def _once(concepts: list[Concept]) -> list[Concept]:
@@ -362,7 +420,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     run: list[str] = []
 
     def close() -> None:
-        words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1]
+        words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1
+                 and w.casefold() not in NUMBER_WORDS]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")

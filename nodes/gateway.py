@@ -48,7 +48,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import Analysis, analyse, asked, focal, grounding, mentions, names_kind, tells, weighed, weighing
+from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells, weighed,
+                            weighing)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse
@@ -177,9 +178,9 @@ class Gateway(NodeService):
             whose, counted = await self._whose(ask, filters, analysis, stats, answer)
             # once names filtered the evidence, it is weighed by what is asked of the patients (Query.focused)
             asked_of = query.vector(named=answer.filtered and bool(answer.names))
+            focus = _focus(whose, counted, answer, self.answerer.min_score)
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
-                                                                           budget, delta, sentences,
-                                                                           _focus(whose, counted, answer))
+                                                                           budget, delta, sentences, focus)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
@@ -350,12 +351,12 @@ class Gateway(NodeService):
             analysis = analyse(text, filters.patients, phrases)
             rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
             wanted = rest != text and any(c.isalnum() for c in rest)  # something is asked but the names
-            focusing = loop.run_in_executor(None, self.embedder.embed_one, rest) if wanted else asyncio.sleep(0)
+            focusing = loop.run_in_executor(None, self.embedder.embed_one, spelled_out(rest)) if wanted else asyncio.sleep(0)
             stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace), focusing)
             return filters, analysis, stats, focused
 
         vector, (filters, analysis, stats, focused) = await asyncio.gather(
-            loop.run_in_executor(None, self.embedder.embed_one, text), words())
+            loop.run_in_executor(None, self.embedder.embed_one, spelled_out(text)), words())
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
         return vector, focused, filters, analysis, stats
@@ -385,14 +386,15 @@ def _asks_a_thing(question: str, analysis: Analysis) -> bool:
     return bool(analysis.concepts or kind) and kind != "causes" and not _STORY.search(question)
 
 
-def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) -> Focus:
+def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
     """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
     read): the passages that say something the question asks about, as it asks it (:func:`nodes.concepts.tells`:
     "Which patients are on warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do
     not have diabetes?" by "no history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and
     those their organization withholds (no text to judge).
     When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none
-    mentions it at all (a paraphrase: "knee replacement" for "knee arthroplasty"), any. A question asking for a
+    mentions it at all, only the named patients' records may say it otherwise, in a sentence as similar to the
+    question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink alcohol?"). A question asking for a
     kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
     says it or one of its members — headaches are not imaging. A sentence saying more of what is asked weighs
     more (:func:`nodes.concepts.weighing`)."""
@@ -402,24 +404,36 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer) ->
     about = [i for group in groups for i in group]
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
+    named = answer.filtered and bool(answer.names)
+    # what is judged of a hit: a named patient's whole passage (their record, a field's words apart: "Discharged: …
+    # Disposition: home" tells a discharge disposition); another patient's only sentence by sentence (a passage
+    # holding a concept's words in different sentences, "Type: emergency. … Department: medicine.", does not say it)
+    judged = {n: [hit.text] if named else quotable(hit.text, hit.patient) for n, hit in cited if not hit.withheld}
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
     wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in groups if analysis.wanted in group)
-        saying = {n for n, hit in cited if not hit.withheld and tells(hit.text, analysis, kind)}
+        saying = {n for n, texts in judged.items() if any(tells(text, analysis, kind) for text in texts)}
         return Focus(passages=saying | withheld, weigh=weigh, strict=True,
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
-    telling = {n for n, hit in cited if not hit.withheld and tells(hit.text, analysis, about)}
+    telling = {n for n, texts in judged.items() if any(tells(text, analysis, about) for text in texts)}
     if telling:
         return Focus(passages=telling | withheld, weigh=weigh)
     concepts = [analysis.concepts[i] for i in about]
-    if any(not hit.withheld and mentions(hit.text, concepts) for _, hit in cited):
+    if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
-    # none mentions it: any may say it otherwise; if none does, the answer says whose records were read
-    whose = f" of {' and '.join(answer.patients)}" if answer.filtered and answer.patients else ""
-    return Focus(weigh=weigh, unsaid=f"none of the closest records{whose} mentions {_said(analysis, about)}" if about else "")
+    if not about:
+        return Focus(weigh=weigh)
+    # none mentions it in words: the records of the patients the question names may say it otherwise ("Drinks
+    # socially" of "Does he drink alcohol?"), in a sentence as similar to the question as evidence must be; other
+    # patients' records that mention none of it are not an answer, however near ("Which patients had a DVT?" is not
+    # answered by dysuria): nothing of them is quoted
+    if named:
+        return Focus(weigh=weigh, floor=floor, unsaid=f"none of the closest records of {' and '.join(answer.patients)} "
+                                                      f"mentions {_said(analysis, about)}")
+    return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:

@@ -110,12 +110,14 @@ def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
     """Whether ``text`` writes the specifier that ends ``option`` as one — "stage 4", "stage IV", "stage-4" — not
-    apart ("stage 3a ... 4 mg"); true for an option without one. Leaves count and the gateway quotes by this rule."""
+    apart ("stage 3a ... 4 mg"); a number asked without a letter is written with any ("stage 3" of "stage 3a"). True
+    for an option without one. Leaves count and the gateway quotes by this rule."""
     found = specifier(option)
     if found is None:
         return True
     word, (number, letter) = found[0], _NUMERAL.fullmatch(found[1]).groups()
-    return re.search(rf"\b{word}[\s-]+(?:{number}|{ROMAN.get(number, number)}){letter}\b", text, re.IGNORECASE) is not None
+    letters = letter or "[a-c]?"
+    return re.search(rf"\b{word}[\s-]+(?:{number}|{ROMAN.get(number, number)}){letters}\b", text, re.IGNORECASE) is not None
 
 
 def idf(df: int, docs: int) -> float:

@@ -308,6 +308,59 @@ async def test_each_patients_first_sentence_says_the_one_thing_asked_however_unl
     assert first and tells(first["text"], analyse(question, ["Justin Ramirez"]), [0]), answer.answer
 
 
+def test_an_abbreviation_in_capitals_is_spelled_out_and_mentioned_by_what_it_stands_for():
+    from nodes.concepts import mentions, spelled_out
+
+    assert spelled_out("Which patients had an MI or a TIA?") == \
+        "Which patients had an MI (myocardial infarction) or a TIA (transient ischemic attack)?"
+    assert spelled_out("Who was seen in the ed? IS IT OK?") == "Who was seen in the ed? IS IT OK?", "capitals, known only"
+    defined = "Is computer-aided diagnosis (CAD) used in MR-mammography?"
+    assert spelled_out(defined) == defined, "the question says what it stands for"
+    assert analyse("Which patients had an MI?").terms == ["patient", "mi", "myocardi", "infarct"], "counted spelled out"
+    mi = analyse("Which patients had an MI?").concepts
+    assert mentions("Primary diagnosis: non-ST-elevation myocardial infarction.", mi)
+    assert mentions("Remote heart attack.", mi), "and by what that one is also called"
+    htn = analyse("Does Rebecca Wright have HTN?", ["Rebecca Wright"]).concepts
+    assert mentions("PAST MEDICAL HISTORY: essential hypertension.", htn) and not mentions("Patient ID: P0093.", htn)
+    assert concepts("Which patients were seen at more than one hospital?") == [], "a number in words is no concept"
+    assert concepts("Which patients came through the ED?") == ["ED"], "coming is how it asks"
+
+
+async def test_an_abbreviation_is_answered_from_the_records_that_spell_it_out(demo_federation, nc):
+    from nodes.concepts import tells
+    from summarizer.answer import _CITED
+
+    for question in ("Which patients had an MI?", "Which patients have AKI?"):
+        analysis = analyse(question)
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
+        assert answer.answer_info.status == "successful" and quoted, answer.answer
+        assert any(tells(text, analysis, [0]) for text in quoted), answer.answer
+
+
+async def test_other_patients_records_that_do_not_say_what_was_asked_are_not_an_answer(demo_federation, nc):
+    """The records mention it, but none of the closest do in one sentence: nobody is named, whatever their similarity."""
+    from nodes.concepts import tells
+    from summarizer.answer import _CITED
+
+    for question in ("Which patients had a DVT?", "Which patients have ESRD?", "Which patients came through the ED?"):
+        analysis = analyse(question)
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
+        if is_insufficient(answer.answer):
+            assert "mentions" in answer.answer and not any(h.patient in answer.answer for h in answer.hits), answer.answer
+        else:
+            assert all(tells(text, analysis, [0]) for text in quoted[:1]), answer.answer
+
+
+async def test_a_named_patients_records_that_do_not_mention_what_was_asked_are_quoted_only_when_near(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Does Rebecca Wright have hypertension?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient", answer.answer
+    assert "closest records of Rebecca Wright mentions hypertension" in answer.answer, answer.answer
+    answer = await ask(nc, AskRequest(question="Does Arjun Allen drink alcohol?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and "Drinks socially" in answer.answer, answer.answer
+
+
 def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written_as_one():
     from nodes.concepts import mentions
 
@@ -321,6 +374,9 @@ def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written
     assert mentions("Chronic kidney disease stage 4, followed by nephrology.", stage4)
     assert mentions("CKD stage IV.", stage4), "in Roman numerals too"
     assert not mentions("Chronic kidney disease stage 3a; lisinopril 4 mg daily.", stage4), "the number apart"
+    stage3 = analyse("Which patients have CKD stage 3?").concepts
+    assert mentions("Chronic kidney disease stage 3a.", stage3) and mentions("CKD stage IIIb.", stage3), "any sub-stage"
+    assert not mentions("Chronic kidney disease stage 3a.", analyse("Who has CKD stage 3b?").concepts), "but not another"
     type1 = analyse("Which patients have type 1 diabetes?").concepts
     assert mentions("Type 1 diabetes since childhood.", type1) and mentions("Type I diabetes.", type1)
     assert not mentions("Newly diagnosed type 2 diabetes; discharged after 1 day.", type1)
