@@ -23,10 +23,14 @@ from typing import Any, Protocol
 from bus import headers as h
 from bus.errors import DeniedError, RateLimitedError
 from policies import proof
-from policies.abac import NodePolicy
+from policies.abac import Decision, NodePolicy
 from policies.audit import AuditLog
 from policies.limits import Caps, Limits, RateLimiter
 from policies.tokens import ANONYMOUS, Identity, Verifier
+
+
+#: How many callers' standing a gate remembers (all forgotten at once when full: judging one again is cheap).
+STANDING_CACHE = 4096
 
 
 class Gate(Protocol):
@@ -112,16 +116,16 @@ class PolicyGate:
         self.replay = replay or proof.ReplayCache()
         self.limits = limits or Limits()
         self.rate = RateLimiter()
+        self._standing: dict[Identity, tuple[Caps, Decision]] = {}  # what a caller may do here, by who they are
 
     async def check(self, headers: dict[str, str], question: str, path: str, trace: str, use: str = "search") -> Identity:
         node = path or "gateway"
         identity = None
         try:
             identity = await self.verifier.verify(bearer(headers.get(h.AUTHORIZATION)))
-            caps = self.caps(identity)
+            caps, decision = self.standing(identity)
             self.rate.check(identity.key, caps, question, dry=True)  # refused anyway: spare the proof's check
             proof.verify_proof(headers.get(h.PROOFS[use]), identity, question, self.replay, use=use)
-            decision = self.policy.admit(identity.attributes())
             if not decision.allowed:
                 raise DeniedError(decision.reason)
             if use == "search":
@@ -135,9 +139,20 @@ class PolicyGate:
         self._log(trace, identity, node, "allow", decision.policy, decision.reason, question)
         return identity
 
+    def standing(self, caller: Identity) -> tuple[Caps, Decision]:
+        """The caller's limits at this node, and whether its policies admit them: the same for every question of
+        theirs (an identity is its verified claims; the policies and limits are fixed), so judged once."""
+        known = self._standing.get(caller)
+        if known is None:
+            if len(self._standing) >= STANDING_CACHE:
+                self._standing.clear()
+            attributes = caller.attributes()
+            known = self._standing[caller] = (self.limits.caps(attributes, self.policy.limits), self.policy.admit(attributes))
+        return known
+
     def caps(self, caller: Identity) -> Caps:
         """The caller's limits at this node."""
-        return self.limits.caps(caller.attributes(), self.policy.limits)
+        return self.standing(caller)[0]
 
     def max_passages(self, caller: Identity) -> int:
         """How many passages one question of the caller's may carry at this node, both rankings together."""

@@ -30,6 +30,7 @@ above all, is still each node's own.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import threading
@@ -53,6 +54,7 @@ PROOF_TYPE = "fedrag-proof+jwt"
 WINDOW_S = 120.0
 
 
+@functools.lru_cache(maxsize=1024)  # every node of a process checks the same question's proofs
 def question_digest(question: str) -> str:
     """``qd``: the base64url SHA-256 of the question's UTF-8 text, unpadded."""
     return base64.urlsafe_b64encode(hashlib.sha256(question.encode()).digest()).rstrip(b"=").decode()

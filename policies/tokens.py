@@ -18,6 +18,7 @@ second hop of a question pays a dictionary look-up.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import urllib.request
@@ -60,7 +61,11 @@ class Identity:
         return f"{self.iss}|{self.sub}" if self.iss else ""
 
     def attributes(self) -> dict[str, list[str]]:
-        """Each attribute a policy may require, as a list of values."""
+        """Each attribute a policy may require, as a list of values (made once: read it, never change it)."""
+        return self._attributes
+
+    @functools.cached_property
+    def _attributes(self) -> dict[str, list[str]]:
         return {"sub": [self.sub], "org": [self.org], "role": [self.role], "dept": [self.dept],
                 "affiliations": list(self.affiliations), "iss": [self.iss]}
 

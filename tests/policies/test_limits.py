@@ -59,3 +59,22 @@ def test_a_limiter_forgets_the_least_recently_seen_beyond_its_size():
     rate.check("a", caps, now=0.0)  # forgotten, so a full bucket again
     with pytest.raises(RateLimitedError):
         rate.check("c", caps, now=0.0)
+
+
+def test_a_gate_judges_each_caller_by_their_own_claims_whatever_it_judged_before():
+    from policies.abac import NodePolicy, Policy
+    from policies.gate import PolicyGate
+    from policies.tokens import Identity
+
+    policy = NodePolicy(gate=[Policy(name="neuro", require={"dept": ["neurology"]})],
+                        limits=[LimitRule(name="students", require={"role": ["student"]}, max_passages=5)])
+    gate = PolicyGate(verifier=None, policy=policy, limits=Limits(max_passages=50))
+    neurologist = Identity(sub="a", org="hospital_a", role="physician", dept="neurology", iss="idp")
+    student = Identity(sub="b", org="hospital_a", role="student", dept="neurology", iss="idp")
+    cardiologist = Identity(sub="c", org="hospital_a", role="physician", dept="cardiology", iss="idp")
+    for _ in range(2):  # judged, then remembered: the same answers, each caller their own
+        assert gate.standing(neurologist)[1].allowed and gate.caps(neurologist).max_passages == 50
+        assert gate.standing(student)[1].allowed and gate.caps(student) == Caps(5, 600, ("students",))
+        assert not gate.standing(cardiologist)[1].allowed
+    assert not gate.standing(Identity(sub="a", org="hospital_a", role="physician", dept="cardiology", iss="idp"))[1].allowed, \
+        "the same person with other claims is judged again"
