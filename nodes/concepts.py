@@ -99,8 +99,13 @@ SYNONYMS = [
     ["coronary artery disease", "coronary disease"],
     ["altered mental status", "confusion"],
     ["benign prostatic hyperplasia", "enlarged prostate"],
-    ["hyperlipidemia", "high cholesterol"],
+    ["hyperlipidemia", "dyslipidemia"],
     ["alcohol", "ethanol"],
+    ["fast heart rate", "tachycardia"],
+    ["slow heart rate", "bradycardia"],
+    ["fever", "pyrexia", "febrile"],
+    ["underactive thyroid", "hypothyroidism"],
+    ["overactive thyroid", "hyperthyroidism"],
 ]
 #: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
 #: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
@@ -513,6 +518,19 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     held = _held(text)
     return any(need <= held and lexical.written_together(text, option)
                for concept in concepts for need, option in _needs(concept))
+
+
+#: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
+GENERIC = frozenset("disease diseases disorder disorders syndrome syndromes condition conditions problem problems".split())
+_PLAIN = frozenset(_stems(" ".join(GENERIC))) | frozenset(_stems(" ".join(QUALIFIERS)))
+
+
+def touches(text: str, concepts: list[Concept]) -> bool:
+    """Whether ``text`` holds a word of one of ``concepts`` — some of what an alternative of it says, not who, when
+    or how much (:data:`CONTEXT`), nor of what kind (:data:`QUALIFIERS`, :data:`GENERIC`): "Drinks socially" touches
+    "drink alcohol"; "Shortness of breath" and "chronic kidney disease" do not touch COPD."""
+    held = _held(text)
+    return any((need - _PLAIN) & held for concept in concepts for need, _ in _needs(concept))
 
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of

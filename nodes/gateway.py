@@ -48,8 +48,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells, weighed,
-                            weighing)
+from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells, touches,
+                            weighed, weighing)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse
@@ -393,8 +393,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     not have diabetes?" by "no history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and
     those their organization withholds (no text to judge).
     When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none
-    mentions it at all, only the named patients' records may say it otherwise, in a sentence as similar to the
-    question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink alcohol?"). A question asking for a
+    mentions it at all, only the named patients' records may say it otherwise, in a sentence holding a word of it
+    and as similar to the question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink
+    alcohol?"). A question asking for a
     kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
     says it or one of its members — headaches are not imaging. A sentence saying more of what is asked weighs
     more (:func:`nodes.concepts.weighing`)."""
@@ -427,12 +428,13 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if not about:
         return Focus(weigh=weigh)
     # none mentions it in words: the records of the patients the question names may say it otherwise ("Drinks
-    # socially" of "Does he drink alcohol?"), in a sentence as similar to the question as evidence must be; other
+    # socially" of "Does he drink alcohol?"), in a sentence holding a word of it, as similar to the question as
+    # evidence must be (not "Productive cough" of "Does he have COPD?"); other
     # patients' records that mention none of it are not an answer, however near ("Which patients had a DVT?" is not
     # answered by dysuria): nothing of them is quoted
     if named:
-        return Focus(weigh=weigh, floor=floor, unsaid=f"none of the closest records of {' and '.join(answer.patients)} "
-                                                      f"mentions {_said(analysis, about)}")
+        return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts),
+                     unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
 
 

@@ -39,9 +39,10 @@ PER_PASSAGE = 2
 MAX_SOURCE_SENTENCES = 40
 #: A sentence this similar to the question is relevant; below it, it is left out — unless it says something the
 #: question asks about (``focus.weigh``): "Stopped warfarin after a nosebleed" answers "Is he anticoagulated?"
-#: however little its words resemble the question's. Where no passage quoted mentions what is asked (``focus.floor``)
-#: a sentence must be as similar as evidence must be (:data:`MIN_SCORE`): "Drinks socially" (0.48) answers "Does he
-#: drink alcohol?", "Excessive thirst" (0.29) does not answer "Does she have hypertension?".
+#: however little its words resemble the question's. Where no passage quoted mentions what is asked, a sentence must
+#: hold some word of it (``focus.near``) and be as similar as evidence must be (``focus.floor``, :data:`MIN_SCORE`):
+#: "Drinks socially" (0.48) answers "Does he drink alcohol?"; "Excessive thirst" (0.29) does not answer "Does she have
+#: hypertension?", nor "Productive cough and shortness of breath" "Does he have COPD?".
 MIN_SENTENCE_SCORE = 0.25
 
 _NUMBERED = re.compile(r"#(\d+)$")
@@ -60,6 +61,7 @@ class Focus:
             asking for a thing by name: "What anticoagulant is he on?" is not answered by his age).
         unsaid: why, when ``passages`` leaves nothing to quote ("none of the closest records mentions imaging").
         floor: how similar to the question a sentence that says nothing of what is asked must be to be quoted.
+        near: what else must hold of such a sentence (a word of what is asked); ``None``: nothing.
     """
 
     passages: Collection[int] | None = None
@@ -67,6 +69,7 @@ class Focus:
     strict: bool = False
     unsaid: str = ""
     floor: float = MIN_SENTENCE_SCORE
+    near: Callable[[str], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,9 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             n, text = pool[i]
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
-            if ((scores[i] < focus.floor and not told_of[i]) or per_source.get(n, 0) >= PER_PASSAGE or key in seen
+            unsaid = not told_of[i]  # says nothing of what is asked
+            if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
+                    or per_source.get(n, 0) >= PER_PASSAGE or key in seen
                     or (not told_of[i] and hit.patient in saying)
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue

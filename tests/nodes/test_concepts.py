@@ -359,6 +359,18 @@ async def test_a_named_patients_records_that_do_not_mention_what_was_asked_are_q
     assert "closest records of Rebecca Wright mentions hypertension" in answer.answer, answer.answer
     answer = await ask(nc, AskRequest(question="Does Arjun Allen drink alcohol?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and "Drinks socially" in answer.answer, answer.answer
+    answer = await ask(nc, AskRequest(question="Does Jason Rossi have COPD?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient", "his cough is near COPD but says nothing of it: " + answer.answer
+
+
+def test_a_sentence_touches_a_concept_by_a_word_of_what_it_names():
+    from nodes.concepts import focal, touches
+
+    assert touches("Drinks socially, fewer than five drinks per week.", focal(analyse("Does he drink alcohol?")))
+    copd = focal(analyse("Does Jason Rossi have COPD?", ["Jason Rossi"]))
+    assert touches("Chronic obstructive lung disease.", copd)
+    assert not touches("Productive cough and shortness of breath.", copd)
+    assert not touches("Known history of chronic kidney disease.", copd), "a qualifier or a kind is no word of it"
 
 
 def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written_as_one():
