@@ -11,10 +11,10 @@ A passage *mentions* a concept if it holds every term of it — its qualifiers (
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
 infarction" are one concept; :data:`ABBREVIATIONS`: so is "MI"), or of a word the stemmer keeps apart from the one
 asked although it names the same thing (:data:`DERIVED`: a record of "aortic stenosis" mentions a "stenotic aortic
-valve"). Leaves count the
-passages that mention each concept among those the caller may search (:class:`bus.messages.CollectionStats`),
-so the gateway learns, without moving any text, whether what the question is about is in the records at
-all (:func:`grounding`: the conditions, drugs and procedures it names, when it names any) — a question
+valve"). Leaves count the passages that mention each concept among those the caller may search
+(:class:`bus.messages.CollectionStats`), so the gateway learns, without moving any text, whether what the question
+is about is in the records at all (:func:`grounding`: the conditions, drugs and procedures it names, when it names
+any) — a question
 about a condition no record mentions is answered "no record mentions it", not with other patients' notes.
 """
 
@@ -300,9 +300,15 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 _KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
 _GROUPS = [list(group) for group in SYNONYMS]
+_NAMING: dict[tuple[str, ...], list[list[str]]] = {}  # each phrase (its stems): the groups naming it
+for _group in _GROUPS:
+    for _phrase in _group:
+        _NAMING.setdefault(_stems(_phrase), []).append(_group)
 for _short, _long in ABBREVIATIONS.items():  # an abbreviation joins each group naming what it stands for, or its own
-    _named = [group for group in _GROUPS if _stems(_long) in map(_stems, group)]
-    for _group in _named or [_GROUPS.append([_long]) or _GROUPS[-1]]:
+    if _stems(_long) not in _NAMING:
+        _GROUPS.append([_long])
+        _NAMING[_stems(_long)] = [_GROUPS[-1]]
+    for _group in _NAMING[_stems(_long)]:
         _group.append(_short)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name: the others, then the members
@@ -392,9 +398,9 @@ def _place(question: str, concept: Concept) -> tuple[int, int] | None:
 
 def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
     """The terms and concepts of ``question``, leaving out the patients in ``names`` (its terms with its abbreviations
-    spelled out: :func:`spelled_out`). With ``phrases`` (the
-    question's noun phrases, when a parser found them) concepts are sought in those only, so a verb never
-    joins one ("What do migraine headaches feel like?" names *headaches*, not *headaches feel like*)."""
+    spelled out: :func:`spelled_out`). With ``phrases`` (the question's noun phrases, when a parser found them)
+    concepts are sought in those only, so a verb never joins one ("What do migraine headaches feel like?" names
+    *headaches*, not *headaches feel like*)."""
     masked = _masked(question)
     if phrases is None:
         concepts = _scanned(masked, names)
@@ -522,7 +528,7 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
 
 #: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
 GENERIC = frozenset("disease diseases disorder disorders syndrome syndromes condition conditions problem problems".split())
-_PLAIN = frozenset(_stems(" ".join(GENERIC))) | frozenset(_stems(" ".join(QUALIFIERS)))
+_PLAIN = frozenset(_stems(" ".join(GENERIC))) | _QUALIFIERS
 
 
 def touches(text: str, concepts: list[Concept]) -> bool:
@@ -595,19 +601,21 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     if not options:
         return False, found
     for words, stems in _clauses(text):
+        said: set[bool | None] = set()
         for need in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             if not kin and not RELATIVES.isdisjoint(before):
-                found.add(None)
+                said.add(None)
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                        or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
-            found.add(not negated)
+            said.add(not negated)
+        found |= said
     return True, found
 
 

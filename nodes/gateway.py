@@ -403,6 +403,10 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         return Focus()
     groups = asked(analysis)
     about = [i for group in groups for i in group]
+    weights = weighing(analysis, stats)
+    weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
+    if not about:
+        return Focus(weigh=weigh)
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
     named = answer.filtered and bool(answer.names)
@@ -410,8 +414,6 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # Disposition: home" tells a discharge disposition); another patient's only sentence by sentence (a passage
     # holding a concept's words in different sentences, "Type: emergency. … Department: medicine.", does not say it)
     judged = {n: [hit.text] if named else quotable(hit.text, hit.patient) for n, hit in cited if not hit.withheld}
-    weights = weighing(analysis, stats)
-    weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
     wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in groups if analysis.wanted in group)
@@ -425,13 +427,11 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
-    if not about:
-        return Focus(weigh=weigh)
     # none mentions it in words: the records of the patients the question names may say it otherwise ("Drinks
     # socially" of "Does he drink alcohol?"), in a sentence holding a word of it, as similar to the question as
-    # evidence must be (not "Productive cough" of "Does he have COPD?"); other
-    # patients' records that mention none of it are not an answer, however near ("Which patients had a DVT?" is not
-    # answered by dysuria): nothing of them is quoted
+    # evidence must be (not "Productive cough" of "Does he have COPD?"); other patients' records that mention none
+    # of it are not an answer, however near ("Which patients had a DVT?" is not answered by dysuria): nothing of
+    # them is quoted
     if named:
         return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts),
                      unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")

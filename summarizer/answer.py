@@ -172,7 +172,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             unsaid = not told_of[i]  # says nothing of what is asked
             if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
-                    or (not told_of[i] and hit.patient in saying)
+                    or (unsaid and hit.patient in saying)
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue
             picked.append(i)

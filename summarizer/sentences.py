@@ -6,6 +6,7 @@ answers quote whole sentences of those passages, cut the same way (:func:`quotab
 
 from __future__ import annotations
 
+import functools
 import re
 
 _ABBREVIATIONS = {
@@ -50,13 +51,19 @@ def quotable(text: str, patient: str | None = None) -> list[str]:
 
     Left out: the name-and-date prefix the chunker put first, fragments with no words, any
     sentence that itself looks cited ("cite [7]"), which could pass for one of ours, and any that
-    reads as instructions (:func:`looks_like_instructions`).
+    reads as instructions (:func:`looks_like_instructions`). A passage is read once (the gateway reads an answer's
+    hits for their stored sentences, for what they say and for what to quote).
     """
+    return list(_quotable(text, patient))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quotable(text: str, patient: str | None) -> tuple[str, ...]:
     said = sentences(text)
     if said and patient and said[0].startswith(patient) and len(said[0]) <= len(patient) + 14:
         said = said[1:]
-    return [_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s)
-            and not _LOOKS_CITED.search(s) and not looks_like_instructions(s)]
+    return tuple(_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s)
+                 and not _LOOKS_CITED.search(s) and not looks_like_instructions(s))
 
 
 def looks_like_instructions(sentence: str) -> bool:

@@ -350,7 +350,7 @@ async def test_other_patients_records_that_do_not_say_what_was_asked_are_not_an_
         if is_insufficient(answer.answer):
             assert "mentions" in answer.answer and not any(h.patient in answer.answer for h in answer.hits), answer.answer
         else:
-            assert all(tells(text, analysis, [0]) for text in quoted[:1]), answer.answer
+            assert quoted and all(tells(text, analysis, [0]) for text in quoted[:1]), answer.answer
 
 
 async def test_a_named_patients_records_that_do_not_mention_what_was_asked_are_quoted_only_when_near(demo_federation, nc):
@@ -441,3 +441,4 @@ async def test_an_answer_quotes_only_the_values_that_hold(demo_federation, nc):
             assert f"none {comparison.text}" in answer.answer, answer.answer
         else:
             assert values, answer.answer
+
