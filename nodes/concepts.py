@@ -615,7 +615,9 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                        or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
             said.add(not negated)
-        found |= said
+        # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
+        # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too
+        found |= {False} if False in said else said
     return True, found
 
 

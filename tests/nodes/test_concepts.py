@@ -339,7 +339,8 @@ async def test_an_abbreviation_is_answered_from_the_records_that_spell_it_out(de
 
 
 async def test_other_patients_records_that_do_not_say_what_was_asked_are_not_an_answer(demo_federation, nc):
-    """The records mention it, but none of the closest do in one sentence: nobody is named, whatever their similarity."""
+    """The records mention it, but none of the closest says it in one sentence (or only as negative): nobody is named,
+    whatever their similarity."""
     from nodes.concepts import tells
     from summarizer.answer import _CITED
 
@@ -348,7 +349,9 @@ async def test_other_patients_records_that_do_not_say_what_was_asked_are_not_an_
         answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
         quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
         if is_insufficient(answer.answer):
-            assert "mentions" in answer.answer and not any(h.patient in answer.answer for h in answer.hits), answer.answer
+            assert "closest records mention" in answer.answer or "None of the closest records mentions" in answer.answer, \
+                answer.answer
+            assert not any(h.patient in answer.answer for h in answer.hits), answer.answer
         else:
             assert quoted and all(tells(text, analysis, [0]) for text in quoted[:1]), answer.answer
 
@@ -442,3 +445,12 @@ async def test_an_answer_quotes_only_the_values_that_hold(demo_federation, nc):
         else:
             assert values, answer.answer
 
+
+def test_a_clause_negating_one_way_of_saying_a_thing_negates_it():
+    from nodes.concepts import tells
+
+    dvt = analyse("Which patients had a DVT?")  # "deep vein thrombosis" or "deep venous thrombosis"
+    assert not tells("Venous duplex ultrasound was negative for deep vein thrombosis.", dvt, [0]), \
+        "'venous … deep … thrombosis' scattered over the clause is no affirmation beside the negated mention"
+    assert tells("Deep venous thrombosis of the left leg.", dvt, [0])
+    assert tells("No fever. Deep vein thrombosis of the left calf on duplex.", dvt, [0]), "another clause's negation"
