@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from bus.messages import MAX_FETCH_K, MAX_K, MAX_QUESTION_CHARS, ErrorInfo, Hit, Mode, NodeReport, SearchResult, Summarize, _Model
+from bus.messages import (MAX_CONCEPTS, MAX_FETCH_K, MAX_K, MAX_QUESTION_CHARS, ErrorInfo, Hit, Mode, NodeReport, SearchResult,
+                          Summarize, _Concept, _Model)
 
 
 class AskRequest(_Model):
@@ -92,7 +93,9 @@ class Answer(SearchResult):
         embedding: the query vector the gateway used, when the request asked for it (so a
             centralized baseline can be searched with exactly the same vector); ``focused``, likewise, the one the
             named patients' passages were scored by (:attr:`bus.messages.Query.focused`), if any.
-        terms: the question's terms as the lexical index counts them (for the same reason).
+        terms: the question's terms as the lexical index counts them (for the same reason); ``about``, the things it
+            asks about, each as the term lists that mention it, which a hybrid question's fusion favours
+            (:func:`nodes.merge.fuse`).
         absent: the question's concepts that no passage the caller may search mentions.
         closest: the hits are only the closest records, not evidence of what was asked: every concept
             of the question is absent, or the patient it is about is held nowhere.
@@ -110,6 +113,7 @@ class Answer(SearchResult):
     embedding: bytes | None = None
     focused: bytes | None = None
     terms: list[str] = Field(default_factory=list)
+    about: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     absent: list[str] = Field(default_factory=list)
     closest: bool = False
     context: list[Hit] = Field(default_factory=list)

@@ -657,6 +657,16 @@ def asked(analysis: Analysis) -> list[list[int]]:
     return [group for group in focal if group] or groups
 
 
+def things_asked(analysis: Analysis) -> list[list[list[str]]]:
+    """What a question asks about (:func:`asked`) as a fusion weighs it (:data:`nodes.merge.MENTION_BONUS`): each
+    thing the term lists that mention it — its concepts' alternatives together, at most :data:`MAX_ALTERNATIVES`, in
+    the form a query carries concepts — and nothing when the question names only context (:func:`focal`)."""
+    if not focal(analysis):
+        return []
+    return [[list(option) for i in group for option in analysis.concepts[i].alternatives][:MAX_ALTERNATIVES]
+            for group in asked(analysis)]
+
+
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
     """How much each thing a question asks about (:func:`asked`) weighs in its answer's sentences: the thing it asks
     for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?") one more than all the others

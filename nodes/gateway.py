@@ -48,8 +48,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells, touches,
-                            weighed, weighing)
+from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
+                            things_asked, touches, weighed, weighing)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse
@@ -159,26 +159,27 @@ class Gateway(NodeService):
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, k, budget, trace, why)
-        answer = self._merge(ask, query, k, outcomes, filters, trace, (time.monotonic() - started) * 1000.0)
+        answer = self._merge(ask, query, k, outcomes, filters, things_asked(analysis), trace,
+                             (time.monotonic() - started) * 1000.0)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
-        sentences: dict[str, np.ndarray] = {}
-        if (ask.summarize != "none" and answer.error is None and not answer.closest
-                and sufficient(answer.hits, self.answerer.floor(answer))):
-            if quotes_whole_record(answer.hits):
-                answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
-            elif ask.summarize == "extractive" or self.answerer.llm is None:
-                sentences = await self._stored_sentences(request, answer.hits, query, budget, trace)
         if ask.summarize != "none" and answer.error is None:
+            whose, counted = await self._whose(ask, filters, analysis, stats, answer)
+            focus = _focus(whose, counted, answer, self.answerer.min_score)
+            sentences: dict[str, np.ndarray] = {}
+            if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
+                if quotes_whole_record(answer.hits):
+                    answer.context = await self._rest_of_record(request, answer.hits, query, budget, trace)
+                elif ask.summarize == "extractive" or self.answerer.llm is None:
+                    sentences = await self._stored_sentences(request, answer.hits, query, budget, trace)
+
             async def delta(sentence: str) -> None:
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
-            whose, counted = await self._whose(ask, filters, analysis, stats, answer)
             # once names filtered the evidence, it is weighed by what is asked of the patients (Query.focused)
             asked_of = query.vector(named=answer.filtered and bool(answer.names))
-            focus = _focus(whose, counted, answer, self.answerer.min_score)
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences, focus)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
@@ -305,20 +306,22 @@ class Gateway(NodeService):
         )
         return summed(outcomes)
 
-    def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters, trace: str,
-               took_ms: float) -> Answer:
+    def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters,
+               about: list[list[list[str]]], trace: str, took_ms: float) -> Answer:
         """The organizations' results as one answer — the top ``k`` of the dense list, the lexical list or both
-        fused, as the question asked — with no hits, and the reason, when coverage fell short."""
+        fused, favouring what mentions the things asked ``about`` — with no hits, and the reason, when coverage fell
+        short."""
         result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse, lexical_k=query.lexical_depth())
         hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
         if ask.mode == "hybrid":
-            hits = fuse(result.hits, result.lexical, k, kind_of(ask.question))
+            hits = fuse(result.hits, result.lexical, k, kind_of(ask.question), about)
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,
                         focused=(query.focused or None) if ask.include_embedding else None,
-                        terms=query.terms if ask.include_embedding else [])
+                        terms=query.terms if ask.include_embedding else [],
+                        about=about if ask.include_embedding and ask.mode == "hybrid" else [])
         short = self._shortfall(ask, answer)
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)
@@ -418,11 +421,11 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in groups if analysis.wanted in group)
         saying = {n for n, texts in judged.items() if any(tells(text, analysis, kind) for text in texts)}
-        return Focus(passages=saying | withheld, weigh=weigh, strict=True,
+        return Focus(passages=saying | withheld, weigh=weigh, strict=True, told=bool(saying),
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
     telling = {n for n, texts in judged.items() if any(tells(text, analysis, about) for text in texts)}
     if telling:
-        return Focus(passages=telling | withheld, weigh=weigh)
+        return Focus(passages=telling | withheld, weigh=weigh, told=True)
     concepts = [analysis.concepts[i] for i in about]
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,

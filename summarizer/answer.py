@@ -62,6 +62,9 @@ class Focus:
         unsaid: why, when ``passages`` leaves nothing to quote ("none of the closest records mentions imaging").
         floor: how similar to the question a sentence that says nothing of what is asked must be to be quoted.
         near: what else must hold of such a sentence (a word of what is asked); ``None``: nothing.
+        told: some of ``passages`` say what is asked as it is asked (the gateway's :func:`nodes.concepts.tells`), so
+            they are evidence by their words, however little the rest of them resembles the question (no floor on
+            the best passage's similarity: :meth:`summarizer.answers.Answerer.floor`).
     """
 
     passages: Collection[int] | None = None
@@ -70,6 +73,7 @@ class Focus:
     unsaid: str = ""
     floor: float = MIN_SENTENCE_SCORE
     near: Callable[[str], bool] | None = None
+    told: bool = False
 
 
 @dataclass(frozen=True)

@@ -60,13 +60,15 @@ class Answerer:
         llm_ms = self.llm.settings.reserve_ms if summarize == "llm" and self.llm is not None else 0.0
         return EXTRACTIVE_ANSWER_MS + llm_ms
 
-    def floor(self, evidence: Answer) -> float:
+    def floor(self, evidence: Answer, focus: Focus = Focus()) -> float:
         """The similarity the best hit of ``evidence`` must reach for an answer: ``min_score`` — but none for the hits
         of patients a question names (:attr:`bus.asking.Answer.filtered`): they are the patients asked about, scored by
         what is asked of them (:attr:`bus.messages.Query.focused`) or, asked only whom or why, by a question holding
         their name, which lifts every passage of theirs over the floor. Whether their records say what is asked is
-        for the question's concepts to tell (the gateway's grounding and focus) and for each quoted sentence's floor."""
-        return float("-inf") if evidence.filtered and evidence.names else self.min_score
+        for the question's concepts to tell (the gateway's grounding and focus) and for each quoted sentence's floor.
+        None either when some hit says what is asked as it is asked (``focus.told``): "Disposition: against medical
+        advice" in a record's header of fields (0.33 to "Which patients left the hospital against medical advice?")."""
+        return float("-inf") if (evidence.filtered and evidence.names) or focus.told else self.min_score
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
                      delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,
@@ -81,7 +83,7 @@ class Answerer:
             # the records hold nothing of what was asked: the hits are only the closest records
             why = grounded_refusal(evidence)
             return insufficient(why), AnswerInfo(method=method, status="insufficient", reason=why)
-        if not sufficient(evidence.hits, self.floor(evidence)):
+        if not sufficient(evidence.hits, self.floor(evidence, focus)):
             # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
             return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
                                             reason=f"no passage scores {self.min_score:.2f} or more")
@@ -118,8 +120,8 @@ class Answerer:
             return np.stack([known[text] if text in known else made[text] for text in texts])
 
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive_answer(
-            vector, evidence.cited(), embed, min_score=self.floor(evidence), summaries=evidence.summaries, question=question,
-            focus=focus))
+            vector, evidence.cited(), embed, min_score=self.floor(evidence, focus), summaries=evidence.summaries,
+            question=question, focus=focus))
         try:
             return await asyncio.wait_for(work, max(budget.remaining_ms(), 1.0) / 1000.0)
         except asyncio.TimeoutError:

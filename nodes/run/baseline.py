@@ -213,9 +213,11 @@ class CentralIndex:
                 if any(term in tf for term in df) and (wanted is None or patient_key(self.passages[row].patient) in wanted)}
 
     def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,
-               collapse: bool = True, question: str = "", focused: np.ndarray | None = None) -> list[Hit]:
-        """The central top ``k`` the way a question of ``mode`` ranks it: dense, lexical, or both fused — the
-        ``patients``' passages by the ``focused`` vector, if given (:attr:`bus.messages.Query.focused`)."""
+               collapse: bool = True, question: str = "", focused: np.ndarray | None = None,
+               about: list[list[list[str]]] | None = None) -> list[Hit]:
+        """The central top ``k`` the way a question of ``mode`` ranks it: dense, lexical, or both fused (favouring what
+        mentions the things asked ``about``) — the ``patients``' passages by the ``focused`` vector, if given
+        (:attr:`bus.messages.Query.focused`)."""
         if patients and focused is not None:
             vector = focused
         if mode == "dense":
@@ -225,14 +227,14 @@ class CentralIndex:
         bm25, deep = self.bm25(terms, patients), depth(k)
         return fuse(self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
                     self.lexical(terms, lexical_depth(k), patients, collapse=collapse, vector=vector, bm25=bm25, sentences=True),
-                    k, kind_of(question))
+                    k, kind_of(question), about or ())
 
     def as_answered(self, answer: Answer, mode: str, k: int, *, collapse: bool = True) -> list[Hit]:
         """The central top ``k`` of the question ``answer`` answers (asked with ``include_embedding``), ranked as
         ``mode`` ranks it with the same vectors, terms and patient filter."""
         focused = np.frombuffer(answer.focused, dtype="<f4") if answer.focused else None
         return self.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, k, answer.patients or None,
-                           collapse=collapse, question=answer.question, focused=focused)
+                           collapse=collapse, question=answer.question, focused=focused, about=answer.about)
 
     def _counts(self) -> list[tuple[dict[str, int], int]]:
         if self._term_counts is None:

@@ -282,6 +282,23 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
     assert told and not is_insufficient(answer.answer), "the demo's records say who stopped warfarin"
 
 
+async def test_records_that_name_what_is_asked_answer_it_however_far_their_words_are_from_the_question(demo_federation, nc):
+    from nodes.concepts import mentions
+
+    # "treatment" draws medication lists nearer the question than any record naming gout; the fusion favours those
+    # that name it, so the answer is about gout and not "none of the closest records mentions gout"
+    gout = await ask(nc, AskRequest(question="What is the treatment for gout?", summarize="extractive", mode="hybrid"))
+    asked = analyse("What is the treatment for gout?").concepts
+    assert mentions(gout.hits[0].text, asked) and not is_insufficient(gout.answer), gout.answer
+    # a record's header of fields says it ("Disposition: against medical advice") though under the evidence floor's
+    # similarity: every patient whose passage says it is named
+    question = "Which patients left the hospital against medical advice?"
+    left = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+    saying = {hit.patient for hit in left.hits if "against medical advice" in hit.text}
+    assert len(saying) > 1 and not is_insufficient(left.answer), left.answer
+    assert all(f"{patient}:" in left.answer for patient in saying), left.answer
+
+
 def test_a_yes_or_no_question_about_a_named_patient_is_told_either_way():
     from nodes.concepts import tells
 

@@ -78,8 +78,7 @@ async def scores_by_passage(spec, embedder, mode: str) -> list[dict[str, float]]
                 assert all(hit.score == (hit.bm25 if mode == "lexical" else hit.similarity) for hit in streamed)
                 if mode == "lexical":  # a hybrid answer is fused from both lists; a lexical one is the streamed list's
                     assert {(h.path, h.id) for h in answer.hits} <= {(h.path, h.id) for h in streamed}
-                expected = central.ranked(mode, np.frombuffer(answer.embedding, dtype="<f4"), answer.terms, 8,
-                                          question=question)
+                expected = central.as_answered(answer, mode, 8)
                 assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], \
                     (mode, question)
                 found.append({hit.id.rsplit("/", 1)[-1]: hit.score for hit in answer.hits})
@@ -123,7 +122,7 @@ async def test_a_router_weighs_the_best_sentences_of_what_its_merge_keeps_and_no
             store = leaves[hit.path].retriever.store
             rows = store.sentence_rows([(hit.text, hit.patient)])
             assert hit.sentence is not None and [hit.sentence] == best_scores(rows, vector)
-    expected = central.ranked("hybrid", vector, answer.terms, 3, question=answer.question)
+    expected = central.as_answered(answer, "hybrid", 3)
     assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
 
 

@@ -28,7 +28,8 @@ from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.data.topk import digest, select
-from nodes.merge import DENSE_WEIGHT, SENTENCE_WEIGHT, depth, fuse, lexical_depth, merge, pooled
+from nodes.concepts import analyse, things_asked
+from nodes.merge import DENSE_WEIGHT, MENTION_BONUS, SENTENCE_WEIGHT, depth, fuse, lexical_depth, merge, pooled
 from summarizer import kinds
 from nodes.run.assemble import build_leaves
 from nodes.run.baseline import CentralIndex, intersection
@@ -304,8 +305,9 @@ def test_both_rankings_together_hold_at_most_the_callers_passages():
     assert [h.id for h in kept] == ["r0", "r1", "r2", "r3"] and [h.id for h in more] == ["r0"]
 
 
-def scored(n: int, similarity: float, bm25: float, text: str = "A passage.") -> Hit:
-    return Hit(id=f"p{n}", org="a", path="a.unit", score=similarity, text=text, similarity=similarity, bm25=bm25)
+def scored(n: int, similarity: float, bm25: float, text: str = "A passage.", patient: str | None = None) -> Hit:
+    return Hit(id=f"p{n}", org="a", path="a.unit", score=similarity, text=text, similarity=similarity, bm25=bm25,
+               patient=patient)
 
 
 def test_fusion_scores_every_candidate_on_both_its_similarity_and_its_words():
@@ -327,6 +329,28 @@ def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
     fused = fuse([cause, treatment], [], k=2, kind=kinds.kind_of("How is atrial fibrillation treated?"))
     assert [h.id for h in fused] == ["p1", "p2"]
     assert [h.id for h in fuse([cause, treatment], [], k=2)] == ["p2", "p1"]
+
+
+def test_a_passage_that_names_what_is_asked_beats_a_nearer_one_that_does_not():
+    question = "What is the treatment for gout?"
+    about = things_asked(analyse(question))
+    medications = scored(1, 0.60, 0.0, "MEDICATIONS: ceftriaxone 1 g IV daily; allopurinol 100 mg daily.", "Ann Lee")
+    gout = scored(2, 0.50, 0.0, "PAST MEDICAL HISTORY: chronic kidney disease stage 3a; gout.", "Bo Chan")
+    fused = fuse([medications, gout], [], k=2, about=about)
+    assert [h.id for h in fused] == ["p2", "p1"]
+    assert fused[0].score == pytest.approx(DENSE_WEIGHT * 0.50 + MENTION_BONUS, abs=1e-12)
+    assert [h.id for h in fuse([medications, gout], [], k=2)] == ["p1", "p2"], "without what is asked, the nearer first"
+    # reference texts are all about the topic asked: their similarity and kind tell them apart, not its name
+    handouts = [hit.model_copy(update={"patient": None}) for hit in (medications, gout)]
+    assert [h.id for h in fuse(handouts, [], k=2, about=about)] == ["p1", "p2"]
+    # a share for each of the things asked that a passage names, an accepted synonym as well as the word asked
+    about = things_asked(analyse("Which patients have hypertension and an MI?"))
+    both = scored(3, 0.45, 0.0, "History of high blood pressure and a myocardial infarction in 2019.", "Cy Dunn")
+    one = scored(4, 0.50, 0.0, "History of hypertension.", "Di Eng")
+    neither = scored(5, 0.55, 0.0, "History of asthma.", "Ed Fox")
+    fused = fuse([neither, one, both], [], k=3, about=about)
+    assert [h.id for h in fused] == ["p3", "p4", "p5"]
+    assert fused[1].score == pytest.approx(DENSE_WEIGHT * 0.50 + MENTION_BONUS / 2, abs=1e-12)
 
 
 def test_a_passage_saying_the_answer_in_one_sentence_beats_one_only_about_its_topic():
