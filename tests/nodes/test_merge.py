@@ -371,5 +371,5 @@ def test_a_merge_keeps_lexical_k_of_the_lexical_list_and_k_of_the_dense_one():
     merged = merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=2)
     assert len(merged.hits) == 5 and keys(merged.lexical) == keys(words[:2])
     assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=lexical_depth(5)).lexical) \
-        == lexical_depth(5) == 1
+        == lexical_depth(5) == 5, "a hybrid question's lexical list is as deep as its answer"
     assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0).lexical) == 5
