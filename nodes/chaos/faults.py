@@ -98,6 +98,10 @@ async def broker_down(lab: Lab, hold_s: float, faults: list[Fault], *, one: bool
     return []
 
 
+#: How long an impostor stays past its hold while no question has reached it yet.
+IMPOSTOR_WAIT_S = 30.0
+
+
 async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) -> list[Victims]:
     """Kills ``org`` and stands in for it with its own broker credentials, answering every query with
     garbage or with passages it was never asked for; the real organization comes back after ``hold_s``."""
@@ -108,15 +112,22 @@ async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) ->
     nc = await connect(lab.broker_url, f"fedrag-impostor-{org}", **lab.connect_options(org))
     others = [path for path in lab.paths if org_of(path) != org] or [f"{org}_other"]
     replies = _bad_replies(org, others, random.Random(7))
+    answered = 0
     try:
         async def answer(msg: Msg) -> None:
+            nonlocal answered
             if msg.reply:
                 data, headers = next(replies)
                 with contextlib.suppress(nats.errors.Error):
                     await nc.publish(msg.reply, data, headers=headers)
+                answered += 1
 
         await nc.subscribe(query_subject(org), queue="q", cb=answer)
         await asyncio.sleep(hold_s)
+        # the fault lasts until it has struck: on a slow machine no question may reach it within the hold
+        until = time.monotonic() + IMPOSTOR_WAIT_S
+        while not answered and time.monotonic() < until:
+            await asyncio.sleep(0.1)
     finally:
         await drain(nc)
         fault.end = time.monotonic()
