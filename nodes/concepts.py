@@ -24,6 +24,7 @@ import functools
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
@@ -665,6 +666,18 @@ def things_asked(analysis: Analysis) -> list[list[list[str]]]:
         return []
     return [[list(option) for i in group for option in analysis.concepts[i].alternatives][:MAX_ALTERNATIVES]
             for group in asked(analysis)]
+
+
+def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
+    """How much of ``things`` (:func:`things_asked`, as an answer carries them) a text names: the share of them it
+    :func:`mentions`, each thing's alternatives read once for every text asked of."""
+    needs = [_needs(Concept(text="", alternatives=tuple(tuple(option) for option in thing))) for thing in things]
+
+    def share(text: str) -> float:
+        held = _held(text)
+        return sum(any(need <= held and lexical.written_together(text, option) for need, option in thing)
+                   for thing in needs) / len(needs) if needs else 0.0
+    return share
 
 
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:

@@ -159,8 +159,8 @@ class Gateway(NodeService):
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, k, budget, trace, why)
-        answer = self._merge(ask, query, k, outcomes, filters, things_asked(analysis), trace,
-                             (time.monotonic() - started) * 1000.0)
+        about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
+        answer = self._merge(ask, query, k, outcomes, filters, about, trace, (time.monotonic() - started) * 1000.0)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:
@@ -321,7 +321,7 @@ class Gateway(NodeService):
                         embedding=query.embedding if ask.include_embedding else None,
                         focused=(query.focused or None) if ask.include_embedding else None,
                         terms=query.terms if ask.include_embedding else [],
-                        about=about if ask.include_embedding and ask.mode == "hybrid" else [])
+                        about=about if ask.include_embedding else [])
         short = self._shortfall(ask, answer)
         if short:
             answer.error = ErrorInfo(type="coverage", reason=short)

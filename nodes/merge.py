@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, SearchResult
 from bus.scatter import ChildOutcome
-from nodes.concepts import Concept, mentions
+from nodes.concepts import named_share
 from nodes.data.topk import select
 from summarizer import kinds
 
@@ -128,9 +128,8 @@ def lexical_depth(k: int) -> int:
     records that name what is asked where the embedding ranks others nearer: "Which patients have hypertension and
     diabetes?" finds the notes naming both, "…left the hospital against medical advice?" five patients' headers of
     fields instead of one. On MedQuAD (``fedrag eval medquad``) depths 1, 3, 5, 10 and 15 rank 400 questions within
-    0.002 nDCG@10, and depths 1, 5, 10 and 15 the next 400. What it costs: the passages a leaf reads, scores and weighs
-    (``make bench``: hybrid over dense 8.9 and 9.4 ms p50 against 5.5 and 5.5 at a depth of one, taking turns, on a
-    machine 2.5x slower than the README's table)."""
+    0.002 nDCG@10, and depths 1, 5, 10 and 15 the next 400. What it costs is the passages a leaf reads, scores and
+    weighs (README, Answering only what the records answer)."""
     return k
 
 
@@ -155,7 +154,7 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     for hit in [*dense, *lexical]:
         candidates.setdefault((hit.path, hit.id), hit)
     best = max((hit.bm25 or 0.0 for hit in candidates.values()), default=0.0)
-    things = [[Concept(text="", alternatives=tuple(tuple(option) for option in thing))] for thing in about]
+    named = named_share(list(about))
     fused = []
     for hit in candidates.values():
         similarity = hit.relevance if hit.sentence is None else (
@@ -163,8 +162,8 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
         score = DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
             score += kinds.PASSAGE_BONUS
-        if things and hit.patient and hit.text:
-            score += MENTION_BONUS * sum(mentions(hit.text, thing) for thing in things) / len(things)
+        if about and hit.patient and hit.text:
+            score += MENTION_BONUS * named(hit.text)
         fused.append((hit.order_key(score), score, hit))
     fused.sort(key=lambda entry: entry[0])
     return [hit.model_copy(update={"score": score}) for _, score, hit in fused[:k]]

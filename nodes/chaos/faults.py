@@ -112,22 +112,20 @@ async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) ->
     nc = await connect(lab.broker_url, f"fedrag-impostor-{org}", **lab.connect_options(org))
     others = [path for path in lab.paths if org_of(path) != org] or [f"{org}_other"]
     replies = _bad_replies(org, others, random.Random(7))
-    answered = 0
+    struck = asyncio.Event()
     try:
         async def answer(msg: Msg) -> None:
-            nonlocal answered
             if msg.reply:
                 data, headers = next(replies)
                 with contextlib.suppress(nats.errors.Error):
                     await nc.publish(msg.reply, data, headers=headers)
-                answered += 1
+                struck.set()
 
         await nc.subscribe(query_subject(org), queue="q", cb=answer)
         await asyncio.sleep(hold_s)
         # the fault lasts until it has struck: on a slow machine no question may reach it within the hold
-        until = time.monotonic() + IMPOSTOR_WAIT_S
-        while not answered and time.monotonic() < until:
-            await asyncio.sleep(0.1)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(struck.wait(), IMPOSTOR_WAIT_S)
     finally:
         await drain(nc)
         fault.end = time.monotonic()
