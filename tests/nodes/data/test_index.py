@@ -79,3 +79,22 @@ def test_a_passages_best_sentence_is_its_exactly_best_row_whatever_is_scored_wit
         want = [None if m is None or not len(m) else float(exact_scores(m, vector).max()) for m in matrices]
         assert best_scores(matrices, vector) == want
         assert [best_scores([m], vector)[0] for m in matrices] == want, "the same alone as together"
+
+
+def test_an_exact_score_is_the_fixed_pairwise_sum_of_its_row_alone():
+    def pairwise(row, vector):  # the tree written out: products in float64, zero-padded to a power of two, halves added
+        values = [float(a) * float(b) for a, b in zip(row, vector)]
+        values += [0.0] * ((1 << max(len(values) - 1, 0).bit_length()) - len(values))
+        while len(values) > 1:
+            half = len(values) // 2
+            values = [values[i] + values[half + i] for i in range(half)]
+        return values[0]
+
+    rng = np.random.default_rng(3)
+    for dims in (1, 3, 64, 100, 384):
+        matrix = rng.normal(size=(9, dims)).astype(np.float32)
+        vector = rng.normal(size=dims).astype(np.float32)
+        want = [pairwise(row, vector) for row in matrix]
+        assert exact_scores(matrix, vector).tolist() == want, dims
+        assert [float(exact_scores(matrix[i:i + 1], vector)[0]) for i in range(9)] == want, "the same alone as together"
+    assert exact_scores(np.zeros((0, 8), np.float32), np.ones(8, np.float32)).shape == (0,)
