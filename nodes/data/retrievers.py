@@ -70,6 +70,10 @@ class Retriever(Protocol):
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         """What the passages the caller may see (all, with ``visible`` ``None``) hold of the query's words."""
 
+    def stats_at_hand(self, query: Query) -> CollectionStats | None:
+        """What every passage holds of the query's words, if that is at hand — no waiting and no reading, so the
+        leaf's event loop may ask — or ``None``: :meth:`stats` then, off the event loop."""
+
     def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:
         """For each of this retriever's ``hits``, the vectors of its passage's sentences an answer may quote, one row
         each (``None``: it has none), to be weighed by :func:`weigh`."""
@@ -122,6 +126,13 @@ class PassageRetriever:
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
+        return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
+
+    def stats_at_hand(self, query: Query) -> CollectionStats | None:
+        found = self.store.term_stats_at_hand(query.terms, query.concepts)
+        if found is None:
+            return None
+        docs, length, df, mentions = found
         return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
     def _dense(self, query: Query, read: _Read, within: set[int] | None) -> list[Hit]:

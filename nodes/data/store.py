@@ -51,6 +51,8 @@ CACHED_PASSAGES = 20_000
 #: terms of recent questions first (:meth:`LeafStore.term_stats`, :meth:`LeafStore.term_columns`). They are
 #: forgotten when the index follows a change, so lexical search sees what dense search does.
 CACHED_POSTINGS = 250_000
+#: At most how many postings :meth:`LeafStore.term_stats_at_hand` counts (a few milliseconds of sets, at most).
+AT_HAND_POSTINGS = 20_000
 #: How many sentence vectors a store keeps in memory, by passage, for hybrid questions (:meth:`LeafStore.best_sentences`).
 CACHED_SENTENCES = 40_000
 
@@ -87,6 +89,7 @@ class LeafStore(StoreWrites):
         # term -> its postings as columns (what BM25 reads), for terms in _postings and forgotten with them (about
         # three times their size again, outside CACHED_POSTINGS' count)
         self._columns: dict[str, lexical.Columns] = {}
+        self._totals: tuple[int, int] | None = None  # how many passages, their total length (forgotten with postings)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -208,6 +211,7 @@ class LeafStore(StoreWrites):
                 self._postings.clear()
                 self._columns.clear()
                 self._posted = 0
+                self._totals = None
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
@@ -347,10 +351,15 @@ class LeafStore(StoreWrites):
         how many hold each of ``terms``, and how many mention each concept (all the terms of one of its
         alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`). ``visible``
         judges a passage by its metadata; ``None``: every passage is visible."""
-        needed = sorted(set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)})
+        needed = sorted(_needed(terms, concepts))
         with self._lock:
             within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
-            docs, length = _lexicon.totals(self._db, within)
+            if within is None:
+                if self._totals is None:
+                    self._totals = _lexicon.totals(self._db, None)
+                docs, length = self._totals
+            else:
+                docs, length = _lexicon.totals(self._db, within)
             postings = self._term_postings(needed)
 
         def seen(labels: set[int]) -> int:
@@ -370,6 +379,24 @@ class LeafStore(StoreWrites):
                 holding |= found
             mentions.append(seen(holding))
         return docs, length, df, mentions
+
+    def term_stats_at_hand(self, terms: list[str],
+                           concepts: list[list[list[str]]]) -> tuple[int, int, dict[str, int], list[int]] | None:
+        """:meth:`term_stats` of every passage, if memory holds what it needs and it can be had at once: ``None`` while a
+        write holds the store (its lock is taken), or when it would read the database (a term's postings or the
+        totals not held, a specifier to read in the passages' text) or count more than :data:`AT_HAND_POSTINGS`.
+        What a leaf answers on its event loop instead of a worker thread (:meth:`nodes.leaf.Leaf.handle`)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            needed = _needed(terms, concepts)
+            if (self._totals is None or any(term not in self._postings for term in needed)
+                    or any(lexical.specifier(option) for concept in concepts for option in concept)
+                    or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
+                return None
+            return self.term_stats(terms, concepts)
+        finally:
+            self._lock.release()
 
     def _term_postings(self, terms: list[str]) -> dict[str, dict[int, int]]:
         """Each of ``terms``' postings, from memory or read (under the lock); shared: not to be changed."""
@@ -482,3 +509,8 @@ class LeafStore(StoreWrites):
             self.save_index()
         with self._lock:
             self._db.close()
+
+
+def _needed(terms: list[str], concepts: list[list[list[str]]]) -> set[str]:
+    """The terms whose postings count ``terms`` and ``concepts`` (every term an alternative must hold)."""
+    return set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)}

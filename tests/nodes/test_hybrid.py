@@ -132,3 +132,17 @@ async def test_a_question_of_stop_words_or_search_syntax_is_answered_never_an_er
             answer = await ask(nc, AskRequest(question=question, mode=mode, summarize="extractive"))
             assert answer.error is None and answer.answer_info.status in ("successful", "insufficient"), (question, mode)
 
+
+
+async def test_a_question_asked_again_is_counted_from_memory_at_every_leaf_with_the_same_answer(demo_federation, nc):
+    leaves = [node for org in ("hospital_a", "hospital_b", "hospital_c") for node in demo_federation._nodes[org]
+              if node.role == "leaf"]
+    question = "Which patients with heart failure have edema?"
+    first = await ask(nc, AskRequest(question=question))
+    before = {leaf.path: (leaf.counters["stats"], leaf.counters["stats.at_hand"]) for leaf in leaves}
+    again = await ask(nc, AskRequest(question=question))
+    assert len(leaves) == 10 and all(leaf.counters["stats"] == before[leaf.path][0] + 1 for leaf in leaves)
+    assert all(leaf.counters["stats.at_hand"] == before[leaf.path][1] + 1 for leaf in leaves), \
+        "the words were read by the first question: the second is counted on the event loop"
+    assert [(hit.path, hit.id, hit.score) for hit in again.hits] == [(hit.path, hit.id, hit.score) for hit in first.hits]
+    assert first.hits and again.answer_info == first.answer_info

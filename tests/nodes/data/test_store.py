@@ -196,6 +196,45 @@ def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, 
     assert (docs, df) == (2, {"chest": 1, "holter": 0}), "n2 and n4 visible; n4 holds 'chest', n3's 'holter' hidden"
 
 
+def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_counts_them(tmp_path, data, embedder):
+    """What a leaf counts on its event loop (:meth:`LeafStore.term_stats_at_hand`): nothing until the words were
+    read once, then the same counts as :meth:`LeafStore.term_stats`; nothing while a write holds the store, or after
+    one until the words are read again, which then counts the write; nothing that would read passages' text."""
+    import threading
+
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    terms, concepts = ["chest", "pain"], [[["chest", "pain"]], [["stress", "test"], ["holter"]]]
+    assert store.term_stats_at_hand(terms, concepts) is None, "nothing read yet"
+    counted = store.term_stats(terms, concepts)
+    assert counted[0] == 3 and counted[2] == {"chest": 2, "pain": 1} and counted[3] == [1, 1]
+    assert store.term_stats_at_hand(terms, concepts) == counted
+
+    held, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store._lock:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    held.wait(10)
+    try:
+        assert store.term_stats_at_hand(terms, concepts) is None, "a write holds the store: not waited for"
+    finally:
+        release.set()
+        thread.join()
+
+    store.apply([Record("n4", "Chest pain at rest.", "Cy Diaz")], [], lambda: embedder)
+    assert store.term_stats_at_hand(terms, concepts) is None, "a write forgets what was held"
+    recounted = store.term_stats(terms, concepts)
+    assert recounted[0] == 4 and recounted[2] == {"chest": 3, "pain": 2} and recounted[3] == [2, 1]
+    assert store.term_stats_at_hand(terms, concepts) == recounted
+    staged = [[["ckd", "stage", "4"]]]
+    store.term_stats(["ckd"], staged)
+    assert store.term_stats_at_hand(["ckd"], staged) is None, "a specifier is read in the passages' text"
+
+
 def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_records(tmp_path, data, embedder):
     with open(data, "a") as fh:
         fh.write("{broken\n")
