@@ -523,8 +523,12 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
     held = _held(text)
-    return any(need <= held and lexical.written_together(text, option)
-               for concept in concepts for need, option in _needs(concept))
+    return any(_holds(text, held, _needs(concept)) for concept in concepts)
+
+
+def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...]) -> bool:
+    """Whether ``text`` (its terms ``held``) holds one of a concept's ``needs`` (:func:`_needs`)."""
+    return any(need <= held and lexical.written_together(text, option) for need, option in needs)
 
 
 #: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
@@ -675,8 +679,7 @@ def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
 
     def share(text: str) -> float:
         held = _held(text)
-        return sum(any(need <= held and lexical.written_together(text, option) for need, option in thing)
-                   for thing in needs) / len(needs) if needs else 0.0
+        return sum(_holds(text, held, thing) for thing in needs) / len(needs) if needs else 0.0
     return share
 
 

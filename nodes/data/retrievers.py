@@ -125,15 +125,11 @@ class PassageRetriever:
         return self.store.sentence_rows([(hit.text, hit.patient) for hit in hits])
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
-        docs, length, df, mentions = self.store.term_stats(query.terms, query.concepts, visible)
-        return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
+        return _collection(self.store.term_stats(query.terms, query.concepts, visible))
 
     def stats_at_hand(self, query: Query) -> CollectionStats | None:
         found = self.store.term_stats_at_hand(query.terms, query.concepts)
-        if found is None:
-            return None
-        docs, length, df, mentions = found
-        return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
+        return None if found is None else _collection(found)
 
     def _dense(self, query: Query, read: _Read, within: set[int] | None) -> list[Hit]:
         if within is not None:
@@ -212,6 +208,12 @@ class PassageRetriever:
             return None
         vectors = self.store.sentence_vectors(said)
         return None if vectors is None else np.asarray(vectors, dtype="<f4").tobytes()
+
+
+def _collection(counted: tuple[int, int, dict[str, int], list[int]]) -> CollectionStats:
+    """A store's counts (:meth:`~nodes.data.store.LeafStore.term_stats`) as a leaf sends them."""
+    docs, length, df, mentions = counted
+    return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
 
 
 def weigh(hits: list[Hit], rows: list[np.ndarray | None], vector: np.ndarray) -> None:
