@@ -121,7 +121,12 @@ class Answer(SearchResult):
     def falls_short(self) -> str | None:
         """Why the hits are only the closest records, not evidence, if they are — what no record mentions
         (:attr:`closest`), or that the answer found them not enough (``insufficient``, e.g. none of a named
-        patient's closest records mentions what is asked) — for a reader to title them so; ``None`` otherwise."""
+        patient's closest records mentions what is asked) — for a reader to title them so; ``None`` otherwise, and
+        without hits (nothing to title). Said as the answer says it (:func:`summarizer.answers.grounded_refusal`)."""
+        if not self.hits:
+            return None
+        if self.closest and self.filtered and not self.names:
+            return "no records of " + ", ".join(self.patients)
         if self.closest:
             return "they do not mention " + (" or ".join(self.absent) or "what was asked")
         if self.hits and self.answer_info is not None and self.answer_info.status == "insufficient":

@@ -70,3 +70,14 @@ def test_hits_an_answer_found_not_enough_are_titled_the_closest_records_and_evid
                                         "answer_info": AnswerInfo(method="extractive", status="successful")})
     assert "Closest records" not in answer_text(answered) and answered.falls_short() is None
     assert short.model_copy(update={"hits": []}).falls_short() is None, "no hits, nothing to title"
+
+
+def test_the_closest_records_of_a_patient_held_nowhere_are_titled_as_the_answer_says_it():
+    unknown = Answer(question="What is Zorblat Quixote taking for gout?", hits=[hit(0)], patients=["Zorblat Quixote"],
+                     filtered=True, closest=True, answer="No records of Zorblat Quixote.",
+                     answer_info=AnswerInfo(method="extractive", status="insufficient"))
+    assert unknown.falls_short() == "no records of Zorblat Quixote"
+    assert "Closest records — no records of Zorblat Quixote:" in answer_text(unknown).splitlines()
+    held = unknown.model_copy(update={"names": {"Zorblat Quixote": ["hospital_a.medicine"]}, "absent": ["gout"]})
+    assert held.falls_short() == "they do not mention gout", "a patient held somewhere: what their records lack"
+    assert unknown.model_copy(update={"hits": []}).falls_short() is None
