@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 #: Every status a node can have in a report.
 Status = Literal["successful", "partial", "timed_out", "unavailable", "denied", "failed", "expired"]
@@ -108,6 +108,18 @@ MAX_PASSAGES_NAMED = 16
 #: quotable sentences, so that a reply of :data:`MAX_PASSAGES_NAMED` hits fits in a message at the model's size.
 MAX_CARRIED_SENTENCES = 32
 _Term = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+def _term_or_group(value: str) -> str:
+    members = value.split("|")
+    if len(members) > MAX_ALTERNATIVES or not all(0 < len(member) <= 64 for member in members):
+        raise ValueError(f"a group of terms holds 1 to {MAX_ALTERNATIVES} terms of 1 to 64 characters, joined by '|'")
+    return value
+
+
+#: A term of a question as BM25 scores it: a term, or a group of a concept's one-word synonyms joined by ``|``
+#: (:func:`nodes.data.lexical.group`), scored as one term.
+_QueryTerm = Annotated[str, Field(min_length=1, max_length=MAX_ALTERNATIVES * 65), AfterValidator(_term_or_group)]
 #: At most this many terms in one alternative of a concept.
 MAX_OPTION_TERMS = 8
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each
@@ -131,7 +143,7 @@ class CollectionStats(_Model):
 
     docs: int = Field(0, ge=0)
     length: int = Field(0, ge=0)
-    df: dict[_Term, Annotated[int, Field(ge=0)]] = Field(default_factory=dict, max_length=MAX_TERMS)
+    df: dict[_QueryTerm, Annotated[int, Field(ge=0)]] = Field(default_factory=dict, max_length=MAX_TERMS)
     concepts: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=MAX_CONCEPTS)
 
     def add(self, other: "CollectionStats") -> None:
@@ -214,7 +226,7 @@ class Query(_Model):
     want: Literal["hits", "stats", "record", "sentences"] = "hits"
     records: list[RecordRef] = Field(default_factory=list, max_length=MAX_RECORDS)
     passages: list[PassageRef] = Field(default_factory=list, max_length=MAX_PASSAGES_NAMED)
-    terms: list[_Term] = Field(default_factory=list, max_length=MAX_TERMS)
+    terms: list[_QueryTerm] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
     lexical_k: int | None = Field(None, ge=1, le=MAX_K)

@@ -412,7 +412,24 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
     concepts = _once(_specified(unicodedata.normalize("NFKC", question), concepts))
-    return _analysis(question, list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS], concepts, bool(names))
+    terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
+    return _analysis(question, _grouped(terms, concepts), concepts, bool(names))
+
+
+def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
+    """``terms`` with a concept asked in one word scored as one term with its other one-word ways of saying it (a
+    group, :func:`nodes.data.lexical.group`): "EKG" finds the records that write "ECG", "HTN" those of hypertension. The
+    group stands where the first of its members stood; the others the question holds (an abbreviation's spelled-out
+    word) go. A concept asked in several words keeps its terms: which of a phrase's words a synonym stands for is
+    not a term's to say."""
+    groups: dict[str, str] = {}
+    for concept in concepts:
+        asked = concept.alternatives[0]
+        members = [option[0] for option in concept.alternatives if len(option) == 1]
+        if len(asked) == 1 and asked[0] in terms and asked[0] not in groups and len(members) > 1:
+            for member in members:
+                groups.setdefault(member, lexical.group(members))
+    return list(dict.fromkeys(groups.get(term, term) for term in terms))
 
 
 def _once(concepts: list[Concept]) -> list[Concept]:

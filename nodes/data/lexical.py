@@ -88,6 +88,28 @@ def counts(text: str) -> tuple[Counter, int]:
     return Counter(found), len(found)
 
 
+#: Joins the terms of a synonym group (:func:`group`): no term holds it (a term is letters and digits).
+GROUP = "|"
+
+
+def group(members) -> str:
+    """One term made of ``members`` (a concept's one-word synonyms: "ecg|ekg|electrocardiogram"), which BM25 scores
+    as Lucene's ``SynonymQuery`` does: a passage holds it as often as it holds any of them in all, and the passages
+    holding any of them are its document frequency — so "EKG" finds the records that write "ECG", and a concept said
+    three ways counts once, not three times. A group of one is that term."""
+    return GROUP.join(sorted(set(members)))
+
+
+def parts(term: str) -> list[str]:
+    """The terms a term of a question stands for: its group's members (:func:`group`), or itself."""
+    return term.split(GROUP)
+
+
+def frequency(tf: dict[str, int], term: str) -> int:
+    """How often a passage whose term frequencies are ``tf`` holds ``term`` (each member of a group counted)."""
+    return sum(tf.get(part, 0) for part in parts(term)) if GROUP in term else tf.get(term, 0)
+
+
 #: The words that name a type, stage, grade or class by its number (:func:`written_together`).
 SPECIFIERS = frozenset({"type", "stage", "grade", "class"})
 _NUMERAL = re.compile(r"(\d)([a-c]?)")
@@ -126,8 +148,9 @@ def idf(df: int, docs: int) -> float:
 
 
 def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[str, int], int], float]:
-    """BM25 for the question terms in ``df``, in a collection of ``docs`` passages of ``total_length`` terms in all:
-    a function of a passage's term frequencies and length, each term's weight computed once. Terms are summed in
+    """BM25 for the question terms in ``df`` (a group's counted as one term: :func:`group`), in a collection of ``docs``
+    passages of ``total_length`` terms in all: a function of a passage's term frequencies and length, each term's weight
+    computed once. Terms are summed in
     sorted order, so a passage scores the same bits wherever it is scored."""
     if docs <= 0:
         return lambda tf, length: 0.0
@@ -138,7 +161,7 @@ def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[s
         norm = K1 * (1.0 - B + B * length / average)
         total = 0.0
         for term, weight in weights:
-            f = tf.get(term, 0)
+            f = frequency(tf, term)
             if f:
                 total += weight * f * (K1 + 1.0) / (f + norm)
         return total

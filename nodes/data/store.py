@@ -399,10 +399,20 @@ class LeafStore(StoreWrites):
             self._lock.release()
 
     def _term_postings(self, terms: list[str]) -> dict[str, dict[int, int]]:
-        """Each of ``terms``' postings, from memory or read (under the lock); shared: not to be changed."""
+        """Each of ``terms``' postings, from memory or read (under the lock) — a group's its members' added up
+        (:func:`nodes.data.lexical.group`), kept as a term's are; shared: not to be changed."""
         missing = [term for term in terms if term not in self._postings]
-        if missing:
-            for term, found in _lexicon.postings(self._db, missing).items():
+        read = list(dict.fromkeys(part for term in missing for part in lexical.parts(term) if part not in self._postings))
+        if read:
+            for term, found in _lexicon.postings(self._db, read).items():
+                self._postings[term] = found
+                self._posted += len(found)
+        for term in missing:
+            if lexical.GROUP in term:
+                found = {}
+                for part in lexical.parts(term):
+                    for label, tf in self._postings[part].items():
+                        found[label] = found.get(label, 0) + tf
                 self._postings[term] = found
                 self._posted += len(found)
         for term in terms:

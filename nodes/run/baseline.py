@@ -205,12 +205,13 @@ class CentralIndex:
     def bm25(self, terms: list[str], patients: list[str] | None = None) -> dict[int, float]:
         """BM25 over every passage holding one of ``terms`` (of ``patients``, when given), by row."""
         counts = self._counts()
-        df = {term: sum(1 for tf, _ in counts if term in tf) for term in dict.fromkeys(terms)}
+        df = {term: sum(1 for tf, _ in counts if lexical.frequency(tf, term)) for term in dict.fromkeys(terms)}
         total = sum(length for _, length in counts)
         wanted = {patient_key(name) for name in patients} if patients else None
         score = lexical.scorer(df, len(counts), total)
         return {row: score(tf, length) for row, (tf, length) in enumerate(counts)
-                if any(term in tf for term in df) and (wanted is None or patient_key(self.passages[row].patient) in wanted)}
+                if any(lexical.frequency(tf, term) for term in df)
+                and (wanted is None or patient_key(self.passages[row].patient) in wanted)}
 
     def ranked(self, mode: str, vector: np.ndarray, terms: list[str], k: int, patients: list[str] | None = None, *,
                collapse: bool = True, question: str = "", focused: np.ndarray | None = None,

@@ -102,3 +102,15 @@ def test_a_focused_vector_is_a_unit_vector_of_the_embeddings_dimensions():
         Query(**fields, focused=np.ones(4, dtype="<f4").tobytes())
     with pytest.raises(ValueError):
         Query(**fields, focused=unit[:2].tobytes())
+
+
+def test_a_question_term_is_a_term_or_a_bounded_group_of_them():
+    from bus.messages import MAX_ALTERNATIVES, CollectionStats
+
+    group = "ecg|ekg|electrocardiogram"
+    back = codec.decode(codec.encode(make_query(terms=["patient", group], stats=CollectionStats(df={group: 3}))), Query)
+    assert back.terms == ["patient", group] and back.stats.df == {group: 3}
+    for bad in ("ecg||ekg", "|ecg", "|".join(["t"] * (MAX_ALTERNATIVES + 1)), "ecg|" + "x" * 65):
+        body = msgpack.packb({**make_query().model_dump(), "terms": [bad]}, use_bin_type=True)
+        with pytest.raises(ValidationError, match="group of terms"):
+            codec.decode(body, Query)

@@ -25,10 +25,12 @@ from nodes.run.spec import FederationSpec
 
 CONDITIONS = ["atrial fibrillation on apixaban", "type 2 diabetes with neuropathy", "community acquired pneumonia",
               "alcoholic liver disease", "knee osteoarthritis after a fall", "migraine with aura", "heart failure with edema",
-              "chronic kidney disease stage 3", "asthma exacerbation", "gout flare of the big toe"]
+              "chronic kidney disease stage 3", "asthma exacerbation", "gout flare of the big toe", "HTN on lisinopril",
+              "essential hypertension"]
 QUESTIONS = ["Which patients have atrial fibrillation?", "diabetes neuropathy", "liver disease from alcohol",
              "What about heart failure and edema?", "gout", "Which patients had a fall?", "asthma or pneumonia",
-             "kidney", "\"migraine\" AND aura -NEAR *", "the of and"]
+             "kidney", "\"migraine\" AND aura -NEAR *", "the of and",
+             "Which patients have HTN?"]  # one term for "htn" and "hypertension" (nodes.data.lexical.group)
 
 
 def records(count: int = 48) -> list[dict]:
@@ -78,6 +80,9 @@ async def scores_by_passage(spec, embedder, mode: str) -> list[dict[str, float]]
                 assert all(hit.score == (hit.bm25 if mode == "lexical" else hit.similarity) for hit in streamed)
                 if mode == "lexical":  # a hybrid answer is fused from both lists; a lexical one is the streamed list's
                     assert {(h.path, h.id) for h in answer.hits} <= {(h.path, h.id) for h in streamed}
+                if mode == "lexical" and "HTN" in question:
+                    assert {"HTN" in h.text for h in answer.hits} == {True, False}, "found as written either way"
+                    assert all("HTN" in h.text or "hypertension" in h.text for h in answer.hits)
                 expected = central.as_answered(answer, mode, 8)
                 assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], \
                     (mode, question)

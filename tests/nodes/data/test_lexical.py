@@ -59,6 +59,13 @@ def test_bm25_by_hand():
     assert lexical.scorer(df, docs, total)({"fever": 2, "cough": 1}, 4) == pytest.approx(expected, rel=1e-12)
     assert lexical.scorer(df, docs, total)({"rash": 3}, 4) == 0.0
     assert lexical.scorer(df, 0, 0)({"fever": 1}, 4) == 0.0
+    # a group of synonyms is one term: its members' frequencies added, the passages holding any of them its df
+    group = lexical.group(["fever", "cough"])
+    assert group == "cough|fever" and lexical.parts(group) == ["cough", "fever"]
+    idf_group = math.log(1 + (2 - 2 + 0.5) / (2 + 0.5))
+    assert lexical.scorer({group: 2}, docs, total)({"fever": 2, "cough": 1}, 4) == \
+        pytest.approx(idf_group * 3 * 2.2 / (3 + 1.2 * (0.25 + 0.75 * 4 / average)), rel=1e-12)
+    assert lexical.frequency({"fever": 2, "cough": 1}, group) == 3 and lexical.frequency({"fever": 2}, "cough") == 0
 
 
 def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits():

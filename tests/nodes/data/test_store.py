@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bus.errors import StoreError
+from nodes.data import lexical
 from nodes.data import store as store_module
 from nodes.data.records import Record
 from nodes.data.store import LeafStore
@@ -194,6 +195,23 @@ def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, 
         "the deleted and the changed passages are gone, the new ones there"
     docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
     assert (docs, df) == (2, {"chest": 1, "holter": 0}), "n2 and n4 visible; n4 holds 'chest', n3's 'holter' hidden"
+
+
+def test_a_group_of_synonyms_is_counted_as_one_term_its_members_added(tmp_path, data, embedder):
+    """A question's group of one-word synonyms (:func:`nodes.data.lexical.group`) is one term to a store: the passages
+    holding any member are its document frequency, and a passage holds it as often as it holds its members in all —
+    as the centralized baseline counts it (:func:`nodes.data.lexical.frequency`); a write is counted in it at once."""
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    either = lexical.group(["pressur", "chest"])
+    assert store.term_stats([either, "chest"], [])[2] == {either: 2, "chest": 2}, "n1 and n3, each once"
+    labels, tf, _ = store.term_columns([either])[either]
+    held = {store.passages([label])[label].record_id: f for label, f in zip(labels.tolist(), tf.tolist())}
+    assert held == {"n1": 1.0, "n3": 2.0}
+    assert {r["id"]: lexical.frequency(lexical.counts(r["text"])[0], either) for r in RECORDS} == {"n1": 1, "n2": 0, "n3": 2}
+    store.apply([Record("n4", "Pressure headache, worse lying down.", "Cy Diaz")], [], lambda: embedder)
+    assert store.term_stats_at_hand([either], []) is None, "a write forgets the group with its members"
+    assert store.term_stats([either], [])[2] == {either: 3}
+    assert store.term_stats_at_hand([either], []) == store.term_stats([either], []), "then held as a term is"
 
 
 def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_counts_them(tmp_path, data, embedder):
