@@ -107,6 +107,7 @@ SYNONYMS = [
     ["fever", "pyrexia", "febrile"],
     ["underactive thyroid", "hypothyroidism"],
     ["overactive thyroid", "hyperthyroidism"],
+    ["smoking", "smoker", "tobacco", "cigarettes"],
 ]
 #: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
 #: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
@@ -510,7 +511,7 @@ elderly older old young younger adult adults child children kid kids infant infa
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
 girls pregnant mother mothers father fathers family families smoker smokers nonsmoker nonsmokers veteran veterans
 daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
-episodes started starting stopped stopping missed missing since last first second third prior previous past
+episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
 well better worse stable unstable
 replacement management care follow followup up dose doses dosing dosage regimen schedule plan plans level
@@ -563,12 +564,13 @@ def touches(text: str, concepts: list[Concept]) -> bool:
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
 #: NegEx, Chapman et al. 2001, abridged): "denies chest pain", "no history of diabetes", "off anticoagulation",
-#: "stopped warfarin", "migraine without aura"; and pairs of them ("negative for", "ruled out").
-NEGATIONS = frozenset("no not neither nor denies denied deny without never off stopped discontinued declined".split())
+#: "stopped warfarin", "migraine without aura", "former smoker"; and pairs of them ("negative for", "ruled out").
+NEGATIONS = frozenset("""no not neither nor denies denied deny without never off stopped discontinued declined former
+quit""".split())
 NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
                             ("rules", "out"), ("rule", "out")})
-#: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out").
-UNDOING = frozenset("stopped discontinued".split())
+#: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out", "a smoker who quit").
+UNDOING = frozenset("stopped discontinued quit".split())
 UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
 #: Words that put a mention on someone other than the patient, as ConText's experiencer does ("FAMILY HISTORY: Mother
 #: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.

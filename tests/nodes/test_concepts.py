@@ -472,3 +472,19 @@ def test_a_clause_negating_one_way_of_saying_a_thing_negates_it():
         "'venous … deep … thrombosis' scattered over the clause is no affirmation beside the negated mention"
     assert tells("Deep venous thrombosis of the left leg.", dvt, [0])
     assert tells("No fever. Deep vein thrombosis of the left calf on duplex.", dvt, [0]), "another clause's negation"
+
+
+def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes():
+    from nodes.concepts import tells
+
+    smokes = analyse("Which patients smoke?")
+    assert tells("Current smoker with a 75 pack-year history; still smokes a pack a day.", smokes, [0])
+    assert tells("Smokes hand-rolled cigarettes.", smokes, [0])
+    for stopped in ("Former smoker, ten pack-years.", "A smoker who quit 4 years ago.", "Quit smoking in 2010.",
+                    "Never used tobacco."):
+        assert not tells(stopped, smokes, [0]), stopped
+    whether = analyse("Does Ana Ruiz smoke?", ["Ana Ruiz"])
+    assert tells("Never used tobacco.", whether, [0]), "'no' answers whether she smokes"
+    quitting = analyse("Which patients quit smoking?")
+    assert quitting.negated == {0} and tells("Quit smoking in 2010.", quitting, [0]), "asked as stopped, told so"
+    assert not tells("Smokes a pack a day.", quitting, [0])
