@@ -129,7 +129,7 @@ class Answer(SearchResult):
             return "no records of " + ", ".join(self.patients)
         if self.closest:
             return "they do not mention " + (" or ".join(self.absent) or "what was asked")
-        if self.hits and self.answer_info is not None and self.answer_info.status == "insufficient":
+        if self.answer_info is not None and self.answer_info.status == "insufficient":
             return "not enough to answer the question"
         return None
 

@@ -107,19 +107,25 @@ MAX_PASSAGES_NAMED = 16
 #: A hit carries its sentences' vectors (``want = "sentences"``) only if the passage has at most this many
 #: quotable sentences, so that a reply of :data:`MAX_PASSAGES_NAMED` hits fits in a message at the model's size.
 MAX_CARRIED_SENTENCES = 32
-_Term = Annotated[str, Field(min_length=1, max_length=64)]
+#: The longest term.
+MAX_TERM_CHARS = 64
+_Term = Annotated[str, Field(min_length=1, max_length=MAX_TERM_CHARS)]
+#: Joins the members of a group of terms (:func:`nodes.data.lexical.group`); no term holds it.
+TERM_GROUP = "|"
 
 
 def _term_or_group(value: str) -> str:
-    members = value.split("|")
-    if len(members) > MAX_ALTERNATIVES or not all(0 < len(member) <= 64 for member in members):
-        raise ValueError(f"a group of terms holds 1 to {MAX_ALTERNATIVES} terms of 1 to 64 characters, joined by '|'")
+    members = value.split(TERM_GROUP)
+    if len(members) > MAX_ALTERNATIVES or not all(0 < len(member) <= MAX_TERM_CHARS for member in members):
+        raise ValueError(f"a group of terms holds 1 to {MAX_ALTERNATIVES} terms of 1 to {MAX_TERM_CHARS} characters, "
+                         f"joined by {TERM_GROUP!r}")
     return value
 
 
-#: A term of a question as BM25 scores it: a term, or a group of a concept's one-word synonyms joined by ``|``
-#: (:func:`nodes.data.lexical.group`), scored as one term.
-_QueryTerm = Annotated[str, Field(min_length=1, max_length=MAX_ALTERNATIVES * 65), AfterValidator(_term_or_group)]
+#: A term of a question as BM25 scores it: a term, or a group of a concept's one-word synonyms joined by
+#: :data:`TERM_GROUP` (:func:`nodes.data.lexical.group`), scored as one term.
+_QueryTerm = Annotated[str, Field(min_length=1, max_length=MAX_ALTERNATIVES * (MAX_TERM_CHARS + 1)),
+                       AfterValidator(_term_or_group)]
 #: At most this many terms in one alternative of a concept.
 MAX_OPTION_TERMS = 8
 #: A concept of the question: its alternatives (the words it was asked in, and accepted synonyms), each

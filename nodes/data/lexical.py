@@ -28,6 +28,8 @@ from collections.abc import Callable
 import numpy as np
 import Stemmer
 
+from bus.messages import TERM_GROUP
+
 #: Bumped when :func:`terms` changes: stores then index their passages again (no embedding).
 VERSION = 2
 K1 = 1.2
@@ -88,15 +90,17 @@ def counts(text: str) -> tuple[Counter, int]:
     return Counter(found), len(found)
 
 
-#: Joins the terms of a synonym group (:func:`group`): no term holds it (a term is letters and digits).
-GROUP = "|"
+#: Joins the terms of a synonym group (:func:`group`), as the wire carries it: no term holds it (a term is letters and
+#: digits).
+GROUP = TERM_GROUP
 
 
 def group(members) -> str:
     """One term made of ``members`` (a concept's one-word synonyms: "ecg|ekg|electrocardiogram"), which BM25 scores
-    as Lucene's ``SynonymQuery`` does: a passage holds it as often as it holds any of them in all, and the passages
-    holding any of them are its document frequency — so "EKG" finds the records that write "ECG", and a concept said
-    three ways counts once, not three times. A group of one is that term."""
+    as one, as Lucene's ``SynonymQuery`` does: a passage holds it as often as it holds any of them in all — so "EKG"
+    finds the records that write "ECG", and a concept said three ways counts once, not three times. Its document
+    frequency is the passages holding any of them, counted exactly (Lucene takes the largest member's). A group of
+    one is that term."""
     return GROUP.join(sorted(set(members)))
 
 
