@@ -7,7 +7,8 @@ and it decides relevance before it summarizes:
 
 1. **Decide.** Only passages scoring at least ``min_score`` (cosine with the question) are summarized.
    With none, the summary is ``insufficient`` and says nothing: a summary of irrelevant evidence
-   would read like an answer.
+   would read like an answer. (A router asks for no floor when its hits are the passages of patients
+   the question names: :meth:`summarizer.summaries.Summarizer.floor`.)
 2. **Cluster.** The relevant passages' embeddings (the vectors leaves return when a query asks for
    them) are grouped by k-means. The number of groups comes from the token budget: about one
    sentence of :data:`TOKENS_PER_SENTENCE` tokens per group, and never more groups than passages.

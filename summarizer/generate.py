@@ -238,12 +238,14 @@ async def answer(llm, question: str, hits: Sequence[Hit], summaries: Sequence[Su
     return (written.cited.text if why is None else None), info
 
 
-async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left_ms: Callable[[], float]) -> Summary:
-    """A router's LLM summary of its relevant ``hits``, or the extractive one standing in (``failed``, with why).
+async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left_ms: Callable[[], float],
+                  min_score: float) -> Summary:
+    """A router's LLM summary of its ``hits`` scoring ``min_score`` (the relevant), or the extractive one standing in
+    (``failed``, with why).
 
     The LLM gets what is left of the budget less what the extractive summary needs to stand in.
     """
-    relevant = sorted((hit for hit in hits if hit.relevance >= summarizer.min_score), key=Hit.order_key)
+    relevant = sorted((hit for hit in hits if hit.relevance >= min_score), key=Hit.order_key)
     if not relevant:
         return Summary(path=path, method="llm", status="insufficient", passages=len(hits))
     texts = numbered(relevant, limit=summarizer.llm.settings.passages, chars=summarizer.llm.settings.passage_chars)
@@ -265,7 +267,7 @@ async def summary(summarizer, path: str, query: Query, hits: Sequence[Hit], left
                                                                               if given[n].patient)))
                                   for text, numbers in written.cited.kept],
                        confidence=written.confidence, took_ms=round(written.took_ms, 2))
-    stand_in = await summarizer.extractive(path, query, hits, left_ms())
+    stand_in = await summarizer.extractive(path, query, hits, left_ms(), min_score)
     if stand_in.status == "successful":
         stand_in.status = "failed"
         stand_in.error = ErrorInfo(type="llm", reason=f"{why}; the extractive summary stands in")

@@ -50,24 +50,36 @@ class Summarizer:
             return self.llm.settings.reserve_ms + extractive.RESERVE_MS
         return extractive.RESERVE_MS
 
-    async def summarize(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float) -> Summary:
-        """The summary of ``hits`` for ``query``, made within ``available_ms``."""
+    def floor(self, named: bool) -> float:
+        """The score a passage needs to be summarized: ``min_score`` — but none when the hits are the passages of
+        patients the question names (``named``: the subtree held them and searched only theirs), as the gateway's
+        answer has none for them (:meth:`summarizer.answers.Answerer.floor`): they are scored by what is asked of
+        them, which their records may say in other words, and a summary calling all of them irrelevant would stand
+        beside an answer quoting them."""
+        return float("-inf") if named else self.min_score
+
+    async def summarize(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float,
+                        named: bool = False) -> Summary:
+        """The summary of ``hits`` for ``query``, made within ``available_ms`` (``named``: see :meth:`floor`)."""
         started = time.monotonic()
 
         def left_ms() -> float:
             return available_ms - (time.monotonic() - started) * 1000.0
 
         if self.method == "llm":
-            return await generate.summary(self, path, query, hits, left_ms)
-        return await self.extractive(path, query, hits, left_ms())
+            return await generate.summary(self, path, query, hits, left_ms, self.floor(named))
+        return await self.extractive(path, query, hits, left_ms(), self.floor(named))
 
-    async def extractive(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float) -> Summary:
-        """The extractive summary, or a ``timed_out`` one if it cannot be made in ``available_ms``."""
+    async def extractive(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float,
+                         min_score: float | None = None) -> Summary:
+        """The extractive summary of the ``hits`` scoring ``min_score`` (this summarizer's unless given), or a
+        ``timed_out`` one if it cannot be made in ``available_ms``."""
         if available_ms <= 0:
             return timed_out(path, "extractive", "no time was left to summarize")
+        floor = self.min_score if min_score is None else min_score
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive.summarize(
             query.vector(), hits, path=path, question=query.question, budget_tokens=self.budget_tokens,
-            min_score=self.min_score))
+            min_score=floor))
         try:
             return await asyncio.wait_for(work, available_ms / 1000.0)
         except asyncio.TimeoutError:

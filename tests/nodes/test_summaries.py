@@ -88,6 +88,27 @@ async def test_nothing_relevant_makes_an_insufficient_summary_that_says_nothing(
         await federation.stop()
 
 
+async def test_the_named_patients_passages_are_summarized_as_the_answer_quotes_them(nats_server, nc, open_spec, embedder):
+    from summarizer.extractive import MIN_SCORE
+
+    open_spec.orgs["hospital_b"].summarize = "extractive"
+    federation = await start(open_spec, nats_server.url, embedder)
+    try:
+        patient = "Stephanie Nelson"  # a patient of hospital B's, whose records say 'Never used tobacco.'
+        answer = await ask(nc, AskRequest(question=f"Does {patient} smoke?", summarize="extractive"))
+        assert answer.filtered and patient in answer.names and answer.answer_info.status == "successful"
+        assert answer.hits and all(hit.patient == patient for hit in answer.hits)
+        assert any(hit.similarity < MIN_SCORE for hit in answer.hits), "scored by what is asked of her: some low"
+        [summary] = answer.summaries
+        # her passages are what was asked about, whatever their similarity: a summary calling them irrelevant would
+        # stand beside an answer quoting them
+        assert summary.status == "successful" and summary.relevant == summary.passages > 0 and summary.sentences
+        assert all(sentence.patients == [patient] for sentence in summary.sentences)
+        assert check(answer.answer, answer.hits, answer.summaries) == []
+    finally:
+        await federation.stop()
+
+
 @contextlib.asynccontextmanager
 async def secure(spec, embedder):
     """``spec``'s federation, with identities, over a broker that enforces each organization's permissions."""
