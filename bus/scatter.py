@@ -95,6 +95,8 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
         max_leaves: how many leaves the parent's spec places under that child, if it knows.
     """
     path = subject[len(QUERY_PREFIX) + 1:]
+    org = org_of(path)
+    inside: set[str] = set()  # the hits' paths found within the subtree (a result's hits come from a few leaves)
 
     for lexical, hits in ((False, result.hits), (True, result.lexical)):
         for hit in hits:
@@ -103,8 +105,9 @@ def check_result(result: SearchResult, subject: str, max_leaves: int | None = No
                         f"a hit scores {hit.score!r}, outside the cosine range [-1, 1]")
             if hit.similarity is not None and (not math.isfinite(hit.similarity) or abs(hit.similarity) > MAX_SCORE):
                 return f"a hit's similarity {hit.similarity!r} is outside the cosine range [-1, 1]"
-            if not within(hit.path, path) or hit.org != org_of(path):
+            if hit.org != org or (hit.path not in inside and not within(hit.path, path)):
                 return f"a hit claims to come from {hit.path[:80]!r}, outside {path}'s subtree"
+            inside.add(hit.path)
             if any(not within(ref.path, path) for ref in hit.duplicates):
                 return f"a hit lists copies outside {path}'s subtree"
     stats = result.stats

@@ -270,11 +270,13 @@ class NodeService:
 
 def _surely_fits(model: pydantic.BaseModel, limit: int) -> bool:
     """Whether a result is sure to encode within ``limit`` bytes, judged without encoding it: its passages' text,
-    metadata and vectors, and its summaries, at four bytes a character, come to less. What may not fit is encoded,
-    and held to the bound, as it would be for the broker."""
+    metadata and vectors, and its summaries, at four bytes a character, come to less (a metadata field at its key's
+    and its text's length and 16 more: more than any number, or a string's header, takes in MessagePack). What may
+    not fit is encoded, and held to the bound, as it would be for the broker."""
     if not isinstance(model, SearchResult):
         return False
-    chars = sum(len(hit.text) + len(repr(hit.metadata)) + len(hit.vector or b"") + len(hit.sentences or b"") + 256
+    chars = sum(len(hit.text) + len(hit.vector or b"") + len(hit.sentences or b"") + 256
+                + sum(len(key) + (len(value) if isinstance(value, str) else 0) + 16 for key, value in hit.metadata.items())
                 for hit in (*model.hits, *model.lexical))
     chars += sum(len(summary.model_dump_json()) for summary in model.summaries)
     return 4 * chars < limit

@@ -117,6 +117,9 @@ def _reply(path="org.unit", score=0.5, hit_path=None, total=1, successful=1, **e
     (_reply(total=2, successful=1), "do not add up"),
     (_reply(nodes={"fed.q.other": {"status": "successful"}}), "reports on nodes outside"),
     (_reply(names={"Ana Ruiz": ["other.leaf"]}), "places names at leaves outside"),
+    # a hit after one from the same leaf is judged as the first was: its organization too, and its own path
+    (_reply(lexical=[Hit(id="p2", org="other", path="org.unit", score=1.0, text="t")]), "outside org.unit's subtree"),
+    (_reply(lexical=[Hit(id="p2", org="org", path="org.unit2", score=1.0, text="t")]), "outside org.unit's subtree"),
 ])
 def test_a_reply_that_cannot_be_true_fails_and_loses_its_hits(reply, why):
     outcome = reply_outcome("fed.q.org.unit", 1.0, codec.encode(reply), {}, max_leaves=3)
