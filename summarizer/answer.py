@@ -133,11 +133,12 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
            question: str = "", focus: Focus = Focus()) -> list[CitedSentence]:
-    """The answer's sentences, best first (before grouping): by similarity to the question, a sentence that
-    speaks of what the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more,
-    after those saying more of what the question asks about as ``focus`` weighs it, from the hits ``focus`` lets it
-    quote. Evidence about no patient at all (reference texts) is answered from its best source alone
-    (:func:`from_best_source`): its own words, in its own order."""
+    """The answer's sentences, best first (before grouping): those saying more of what the question asks about as
+    ``focus`` weighs it first, then patients in the order of their best-ranked passage quoted, each patient's by
+    similarity to the question, a sentence that speaks of what the question's kind asks for (a treatment, a cause
+    ...: :mod:`summarizer.kinds`) weighing more, from the hits ``focus`` lets it quote. Evidence about no patient at
+    all (reference texts) is answered from its best source alone (:func:`from_best_source`): its own words, in its
+    own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
         return from_best_source(hits, texts)
@@ -184,7 +185,13 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             per_source[n] = per_source.get(n, 0) + 1
             seen.add(key)
             told.add(hit.patient)
-    ranked = sorted(range(len(chosen)), key=lambda j: (-told_of[picked[j]], -chosen[j].score, chosen[j].source))
+    # patients in the order of their best-ranked passage quoted (the federation's ranking, which weighs the passage's
+    # words and its best sentence, not one sentence's similarity alone), each patient's sentences by similarity
+    ranks: dict[str | None, int] = {}
+    for sentence in chosen:
+        ranks[sentence.patient] = min(ranks.get(sentence.patient, sentence.source), sentence.source)
+    ranked = sorted(range(len(chosen)), key=lambda j: (-told_of[picked[j]], ranks[chosen[j].patient], -chosen[j].score,
+                                                       chosen[j].source))
     return [chosen[j] for j in ranked]
 
 

@@ -8,6 +8,7 @@ from bus.client import ask
 from bus.messages import Hit
 from bus.asking import AskRequest
 from summarizer.answer import INSUFFICIENT, Focus, check, extractive_answer, is_insufficient
+from summarizer.sentences import quotable
 
 
 def hit(n: int, text: str, patient: str | None, score: float) -> Hit:
@@ -34,6 +35,20 @@ def test_every_sentence_is_quoted_from_the_passage_it_cites_and_grouped_by_patie
     assert answer.count("Started warfarin") == 1, "the same sentence about the same patient is said once"
     assert "[7]" not in answer and "2023-02-01" not in answer, "no planted citation, no name-and-date prefix"
     assert set(re.findall(r"\[(\d+)\]", answer)) <= {"1", "2", "3"}
+
+
+def test_patients_come_in_the_order_their_passages_rank_each_by_what_is_most_similar(embedder):
+    question = "Which patients drink alcohol heavily?"
+    hits = [hit(1, "Li Wei. Long history of heavy alcohol use, roughly a bottle of vodka every day or two. "
+                   "Retired postal worker.", "Li Wei", 0.62),
+            hit(2, "Ana Ruiz. PLAN: Diet advice. Rarely drinks alcohol. Lives with her sister.", "Ana Ruiz", 0.55)]
+    vector = embedder.embed_one(question)
+    said = [(sentence, h.patient) for h in hits for sentence in quotable(h.text, h.patient)]
+    nearest = max(zip(embedder.embed([sentence for sentence, _ in said]) @ vector, said), key=lambda pair: pair[0])
+    assert nearest[1][1] == "Ana Ruiz", "the second patient says what is nearest the question"
+    answer = extractive_answer(vector, hits, embedder.embed)
+    assert [line.split(":")[0] for line in answer.splitlines()] == ["Li Wei", "Ana Ruiz"], answer
+    assert answer.splitlines()[0].startswith("Li Wei: Long history of heavy alcohol use"), answer
 
 
 def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(embedder):
