@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical
+from summarizer.kinds import asks_whether
 
 #: Words that ask rather than name, and titles ("Mrs. Wright"): a concept never holds one (with the index's stop words).
 ASKING = frozenset("""
@@ -279,10 +280,6 @@ def _values(text: str, concept: Concept) -> list[float]:
 _WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?", re.IGNORECASE)
 
 
-#: How a question asking yes or no begins ("Is …", "Does …", "Has …").
-_YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|should|will)\b", re.IGNORECASE)
-
-
 def _analysis(question: str, terms: list[str], concepts: list[Concept], named: bool = False) -> Analysis:
     """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one; with
     ``named`` (it names patients), whether it asks yes or no of them."""
@@ -293,7 +290,7 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept], kin=True)[1] == {False})
     kin = not RELATIVES.isdisjoint(word.casefold() for word in _WORD.findall(text))
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
-                    named and _YES_NO.match(text) is not None)
+                    named and asks_whether(text))
 
 
 def _stems(phrase: str) -> tuple[str, ...]:

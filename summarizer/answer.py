@@ -37,6 +37,10 @@ PER_PASSAGE = 2
 #: Sentences in an answer quoted from one reference source (:func:`from_best_source`): on MedQuAD, whose answers
 #: are whole records, its record quoted whole up to 14 sentences scores ROUGE-L 0.87, up to 40 0.95, all of it 0.97.
 MAX_SOURCE_SENTENCES = 40
+#: A question asking yes or no of a reference text is answered by its sentences at most this much less similar to the
+#: question than its most similar (:func:`from_best_source`). PubMedQA, its gold the abstract's conclusion, 400
+#: questions with their own abstract (scripts/answer_length.py): ROUGE-L 0.22 at 0.1, 0.20 at 0.2, 0.13 the whole.
+DECISIVE = 0.1
 #: A sentence this similar to the question is relevant; below it, it is left out — unless it says something the
 #: question asks about (``focus.weigh``): "Stopped warfarin after a nosebleed" answers "Is he anticoagulated?"
 #: however little its words resemble the question's. Where no passage quoted mentions what is asked, a sentence must
@@ -119,14 +123,21 @@ def quotes_whole_record(hits: Sequence[Hit]) -> bool:
     return bool(hits) and not any(hit.patient for hit in hits) and not hits[0].withheld
 
 
-def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES) -> list[CitedSentence]:
+def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES,
+                     decisive: Callable[[list[str]], np.ndarray] | None = None) -> list[CitedSentence]:
     """The sentences of the best hit's record, as it reads: each of its passages among ``hits`` in the record's
     order, each sentence in order — what evidence that is about no patient (a reference text) answers with.
-    ``hits`` may end with the rest of that record (:attr:`bus.asking.Answer.context`)."""
+    ``hits`` may end with the rest of that record (:attr:`bus.asking.Answer.context`). With ``decisive`` (each
+    sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
+    similar, still in the record's order: what decides the question, not the record's background and methods."""
     best = record_of(hits[0])
     sources = sorted((n for n, hit in enumerate(hits, 1) if record_of(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
     said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
+    if decisive is not None and said:
+        similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
+        said = [CitedSentence(sentence.text, sentence.source, None, float(score))
+                for sentence, score in zip(said, similar) if score >= similar.max() - DECISIVE]
     return said[:max_sentences]
 
 
@@ -141,7 +152,10 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
-        return from_best_source(hits, texts)
+        def similarity(said: list[str]) -> np.ndarray:
+            return np.asarray(embed(said), dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32)
+
+        return from_best_source(hits, texts, decisive=similarity if kinds.asks_whether(question) else None)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    if focus.passages is None or n in focus.passages
                                    for said in quotable(text, hit.patient)]

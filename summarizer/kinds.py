@@ -54,6 +54,16 @@ PASSAGE_BONUS = 0.12
 OPENING_CHARS = 300
 
 
+#: How a question asking yes or no begins ("Is …", "Does …", "Has …").
+_YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|should|will)\b", re.IGNORECASE)
+
+
+def asks_whether(question: str) -> bool:
+    """Whether ``question`` asks yes or no ("Does aspirin prevent stroke?"): what answers it is what decides it, not an
+    overview of its topic."""
+    return _YES_NO.match(question) is not None
+
+
 def kind_of(question: str) -> str | None:
     """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say: the kind whose words
     come first in it (of two at the same place, the first in :data:`KINDS`)."""

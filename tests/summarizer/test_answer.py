@@ -105,3 +105,36 @@ async def test_a_patient_who_is_not_there_gets_insufficient_evidence(demo_federa
     assert answer.patients == ["Zelda Quartermaine"] and not answer.hits and answer.closest
     assert is_insufficient(answer.answer) and answer.answer_info.reason == "no records of Zelda Quartermaine"
     assert answer.answer.endswith("No records of Zelda Quartermaine."), "the answer says whom it holds nothing of"
+
+
+ABSTRACT = ("Atrial fibrillation raises the risk of stroke in older adults. We enrolled 412 patients over 65 at three "
+            "clinics between 2015 and 2019. Patients were randomly assigned to apixaban or aspirin and followed for two "
+            "years. Apixaban reduced the rate of stroke compared with aspirin, without more major bleeding. "
+            "Funding came from a public grant.")
+
+
+def test_a_reference_text_answers_a_yes_or_no_question_with_what_decides_it(embedder):
+    from summarizer.answer import DECISIVE
+
+    # a reference text (about no patient) cut into two passages of one record; the record's rest may follow the hits
+    hits = [Hit(id="r1#1", org="lib", path="lib.u", score=0.6, text=ABSTRACT.split(" Patients were")[0]),
+            Hit(id="r1#2", org="lib", path="lib.u", score=0.5, text="Patients were" + ABSTRACT.split(" Patients were")[1])]
+    overview = extractive_answer(embedder.embed_one("What is known about apixaban and stroke?"), hits, embedder.embed,
+                                 question="What is known about apixaban and stroke?")
+    assert strip(overview) == " ".join(ABSTRACT.split()), "an overview question gets the record as it reads"
+
+    question = "Does apixaban reduce stroke compared with aspirin in atrial fibrillation?"
+    vector = embedder.embed_one(question)
+    answer = extractive_answer(vector, hits, embedder.embed, question=question)
+    assert check(answer, hits) == [], answer
+    said = strip(answer)
+    assert "Apixaban reduced the rate of stroke compared with aspirin" in said, "the sentence that decides it"
+    assert "Funding came from a public grant." not in said and "412 patients" not in said, said
+    sentences = [s for s in re.split(r"(?<=\.) ", ABSTRACT)]
+    similar = embedder.embed(sentences) @ vector
+    kept = [s for s, score in zip(sentences, similar) if score >= similar.max() - DECISIVE]
+    assert said == " ".join(kept), "every sentence near the best, in the record's order"
+
+
+def strip(answer: str) -> str:
+    return " ".join(re.sub(r" \[\d+\]", "", answer).split())
