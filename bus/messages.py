@@ -458,3 +458,9 @@ class SearchResult(_Model):
     summaries: list[Summary] = Field(default_factory=list)
     lexical: list[Hit] = Field(default_factory=list)
     stats: CollectionStats | None = None
+
+    @property
+    def of_named(self) -> bool:
+        """Whether the hits are the passages of patients the question names, searched only there (:attr:`filtered`) by
+        leaves that hold them (:attr:`names`): scored by what is asked of them, every one about whom was asked."""
+        return self.filtered and bool(self.names)

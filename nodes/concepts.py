@@ -426,8 +426,9 @@ def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
         if len(asked) != 1 or asked[0] not in terms or asked[0] in groups:
             continue
         members = [option[0] for option in concept.alternatives if len(option) == 1]
-        for member in members if len(members) > 1 else ():
-            groups.setdefault(member, lexical.group(members))
+        if len(members) > 1:
+            for member in members:
+                groups.setdefault(member, lexical.group(members))
     return list(dict.fromkeys(groups.get(term, term) for term in terms))
 
 

@@ -179,7 +179,7 @@ class Gateway(NodeService):
                 await self.respond(request, AnswerDelta(text=sentence), h.Kind.ANSWER_DELTA, trace)
 
             # once names filtered the evidence, it is weighed by what is asked of the patients (Query.focused)
-            asked_of = query.vector(named=answer.filtered and bool(answer.names))
+            asked_of = query.vector(named=answer.of_named)
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences, focus)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
@@ -412,7 +412,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         return Focus(weigh=weigh)
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
-    named = answer.filtered and bool(answer.names)
+    named = answer.of_named
     # what is judged of a hit: a named patient's whole passage (their record, a field's words apart: "Discharged: …
     # Disposition: home" tells a discharge disposition); another patient's only sentence by sentence (a passage
     # holding a concept's words in different sentences, "Type: emergency. … Department: medicine.", does not say it)

@@ -99,7 +99,7 @@ class Router(NodeService):
                                                              query.vector(named=result.filtered))
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
-                                                 budget.for_own_work(), named=result.filtered and bool(result.names))
+                                                 budget.for_own_work(), named=result.of_named)
             result.summaries.append(summary)
             self.counters[f"summaries.{summary.status}"] += 1
         if withhold:

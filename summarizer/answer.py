@@ -38,8 +38,9 @@ PER_PASSAGE = 2
 #: are whole records, its record quoted whole up to 14 sentences scores ROUGE-L 0.87, up to 40 0.95, all of it 0.97.
 MAX_SOURCE_SENTENCES = 40
 #: A question asking yes or no of a reference text is answered by its sentences at most this much less similar to the
-#: question than its most similar (:func:`from_best_source`). PubMedQA, its gold the abstract's conclusion, 400
-#: questions with their own abstract (scripts/answer_length.py): ROUGE-L 0.22 at 0.1, 0.20 at 0.2, 0.13 the whole.
+#: question than its most similar (:func:`from_best_source`). PubMedQA's first 400, its gold the abstract's
+#: conclusion, its 256 yes-or-no questions answered from their own abstract: ROUGE-L 0.22 at 0.1, 0.20 at 0.2, 0.13
+#: the whole abstract; through the federation, see the README (Relevance).
 DECISIVE = 0.1
 #: A sentence this similar to the question is relevant; below it, it is left out — unless it says something the
 #: question asks about (``focus.weigh``): "Stopped warfarin after a nosebleed" answers "Is he anticoagulated?"
@@ -136,8 +137,9 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
     if decisive is not None and said:
         similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
+        least = similar.max() - DECISIVE
         said = [CitedSentence(sentence.text, sentence.source, None, float(score))
-                for sentence, score in zip(said, similar) if score >= similar.max() - DECISIVE]
+                for sentence, score in zip(said, similar) if score >= least]
     return said[:max_sentences]
 
 

@@ -68,7 +68,7 @@ class Answerer:
         for the question's concepts to tell (the gateway's grounding and focus) and for each quoted sentence's floor.
         None either when some hit says what is asked as it is asked (``focus.told``): "Disposition: against medical
         advice" in a record's header of fields (0.33 to "Which patients left the hospital against medical advice?")."""
-        return float("-inf") if (evidence.filtered and evidence.names) or focus.told else self.min_score
+        return float("-inf") if evidence.of_named or focus.told else self.min_score
 
     async def answer(self, summarize: Summarize, question: str, vector: np.ndarray, evidence: Answer, budget: Budget,
                      delta: Callable[[str], Awaitable[None]], sentences: Mapping[str, np.ndarray] | None = None,

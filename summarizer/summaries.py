@@ -66,20 +66,20 @@ class Summarizer:
         def left_ms() -> float:
             return available_ms - (time.monotonic() - started) * 1000.0
 
+        floor = self.floor(named)
         if self.method == "llm":
-            return await generate.summary(self, path, query, hits, left_ms, self.floor(named))
-        return await self.extractive(path, query, hits, left_ms(), self.floor(named))
+            return await generate.summary(self, path, query, hits, left_ms, floor)
+        return await self.extractive(path, query, hits, left_ms(), floor)
 
     async def extractive(self, path: str, query: Query, hits: Sequence[Hit], available_ms: float,
-                         min_score: float | None = None) -> Summary:
-        """The extractive summary of the ``hits`` scoring ``min_score`` (this summarizer's unless given), or a
-        ``timed_out`` one if it cannot be made in ``available_ms``."""
+                         min_score: float) -> Summary:
+        """The extractive summary of the ``hits`` scoring ``min_score`` (:meth:`floor`), or a ``timed_out`` one if it
+        cannot be made in ``available_ms``."""
         if available_ms <= 0:
             return timed_out(path, "extractive", "no time was left to summarize")
-        floor = self.min_score if min_score is None else min_score
         work = asyncio.get_running_loop().run_in_executor(None, lambda: extractive.summarize(
             query.vector(), hits, path=path, question=query.question, budget_tokens=self.budget_tokens,
-            min_score=floor))
+            min_score=min_score))
         try:
             return await asyncio.wait_for(work, available_ms / 1000.0)
         except asyncio.TimeoutError:

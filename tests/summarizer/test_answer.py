@@ -130,7 +130,7 @@ def test_a_reference_text_answers_a_yes_or_no_question_with_what_decides_it(embe
     said = strip(answer)
     assert "Apixaban reduced the rate of stroke compared with aspirin" in said, "the sentence that decides it"
     assert "Funding came from a public grant." not in said and "412 patients" not in said, said
-    sentences = [s for s in re.split(r"(?<=\.) ", ABSTRACT)]
+    sentences = re.split(r"(?<=\.) ", ABSTRACT)
     similar = embedder.embed(sentences) @ vector
     kept = [s for s, score in zip(sentences, similar) if score >= similar.max() - DECISIVE]
     assert said == " ".join(kept), "every sentence near the best, in the record's order"
