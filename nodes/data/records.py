@@ -47,11 +47,23 @@ def patient_key(name: str | None) -> str | None:
     return " ".join(name.lower().split()) if name else None
 
 
+#: Titles a question puts before a surname alone ("Mrs. Wright"; :func:`nodes.names.titled_surnames`).
+TITLES = ("mr", "mrs", "ms", "mx", "miss")
+
+
+def surname_of(key: str) -> str | None:
+    """The surname a :func:`patient_key` is, if it is a title and a surname alone ("mrs. wright" → "wright")."""
+    words = key.split()
+    return words[1] if len(words) == 2 and words[0].rstrip(".") in TITLES else None
+
+
 def answers_to(patient: str, name: str) -> bool:
-    """Whether a question's ``name`` names ``patient``: the same name (:func:`patient_key`), or a given name alone that
-    is the patient's first (:func:`nodes.names.given_names`: "Joseph" names Joseph Davis)."""
+    """Whether a question's ``name`` names ``patient``: the same name (:func:`patient_key`), a given name alone that
+    is the patient's first (:func:`nodes.names.given_names`: "Joseph" names Joseph Davis), or a title and a surname
+    alone that is the patient's last ("Mrs. Wright" names Rebecca Wright)."""
     key, full = patient_key(name) or "", patient_key(patient) or ""
-    return key == full or (" " not in key and full.startswith(key + " "))
+    surname = surname_of(key)
+    return key == full or (" " not in key and full.startswith(key + " ")) or bool(surname and full.endswith(" " + surname))
 
 
 @dataclass(frozen=True)

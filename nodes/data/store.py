@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -39,7 +40,7 @@ from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, text_digest, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
 from nodes.data.index import VectorIndex, exact_scores
-from nodes.data.records import Record, patient_key
+from nodes.data.records import Record, patient_key, surname_of
 from nodes.data.writes import BATCH, StoreWrites
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,9 @@ CACHED_POSTINGS = 250_000
 AT_HAND_POSTINGS = 20_000
 #: How many sentence vectors a store keeps in memory, by passage, for hybrid questions (:meth:`LeafStore.best_sentences`).
 CACHED_SENTENCES = 40_000
+
+#: A surname a title may stand before in a question: letters, inside it hyphens or apostrophes (no LIKE wildcard).
+_SURNAME = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 #: Bumped when the saved layout changes.
 STORE_FORMAT = 3
@@ -327,7 +331,8 @@ class LeafStore(StoreWrites):
 
     def known_patients(self, names: list[str]) -> list[str]:
         """Those of ``names`` (as given) that some passage of this store is about; for a given name alone ("Joseph",
-        :func:`nodes.names.given_names`), every patient of that first name it holds, by their full names — the
+        :func:`nodes.names.given_names`), every patient of that first name it holds, and for a title and a surname
+        ("Mrs. Wright", :func:`nodes.names.titled_surnames`) every patient of that surname, by their full names — the
         patients each name answers to (:func:`nodes.data.records.answers_to`, here in SQL)."""
         keys = {patient_key(n): n for n in names if n.strip()}
         if not keys:
@@ -339,9 +344,11 @@ class LeafStore(StoreWrites):
             found = {row[0] for row in rows}
             known = [name for key, name in keys.items() if key in found]
             for key in keys:
-                if " " not in key and key.isalpha():
+                surname = surname_of(key)
+                if (" " not in key and key.isalpha()) or (surname and _SURNAME.fullmatch(surname)):
+                    pattern = "% " + surname if surname else key + " %"
                     rows = self._db.execute("SELECT DISTINCT patient FROM passages WHERE patient_key LIKE ? "
-                                            "ORDER BY patient_key", (key + " %",)).fetchall()
+                                            "ORDER BY patient_key", (pattern,)).fetchall()
                     known += [row[0] for row in rows if row[0] not in known]
         return known
 

@@ -11,8 +11,8 @@ Three kinds, asked beside the demo's own answerable questions (:func:`nodes.eval
   mentions ("Which patients with gout were treated with methotrexate?"): the patients with that condition
   are not the answer, and neither are those on another drug.
 * :data:`UNKNOWN_PEOPLE`: patients nobody holds, by invented names in the subject, object or
-  possessive role, asking about things the demo does hold (gout, pneumonia, a discharge), so only
-  the name can tell that there is nothing to say.
+  possessive role or by a surname after a title ("Mrs. Vandersloot"), asking about things the demo does
+  hold (gout, pneumonia, a discharge), so only the name can tell that there is nothing to say.
 
 A negative is rejected when the answer says the evidence is not enough and names nobody.
 """
@@ -131,6 +131,9 @@ UNKNOWN_PEOPLE: tuple[Negative, ...] = (
     _q("List Wilhelmina Szabo's allergies and home medications.", "wilhelmina szabo"),
     _q("What was the assessment and plan for Lucan Abernethy's chest pain?", "lucan abernethy"),
     _q("Describe Ottoline Ferreira's past medical history.", "ottoline ferreira"),
+    # a surname alone, after a title
+    _q("Does Mrs. Vandersloot have gout?", "vandersloot"),
+    _q("Was Mr. Ekwueme discharged to a skilled nursing facility?", "ekwueme"),
 )
 
 

@@ -141,6 +141,31 @@ async def test_a_given_name_alone_finds_the_patients_of_that_first_name(demo_fed
     assert nobody.patients == [] and not nobody.filtered, "a given name no leaf holds filters nothing"
 
 
+def test_a_surname_after_a_title_is_a_name():
+    from nodes.names import titled_surnames
+
+    assert titled_surnames("Has Mr. Okonkwo had a colonoscopy?") == ["Mr. Okonkwo"]
+    assert titled_surnames("What is Mrs. O'Brien's blood pressure?") == ["Mrs. O'Brien"], "possessive dropped"
+    assert titled_surnames("Are Mr Smith and Ms. Li on statins?") == ["Mr Smith", "Ms. Li"]
+    assert titled_surnames("Is Mr. Jason Rossi a smoker?") == [], "a full name: found as one"
+    assert titled_surnames("Which patients did Dr. Chen see?") == [], "a clinician's title"
+    assert titled_surnames("Does Ms. Diabetes exist?") == [], "what looks medical is no name"
+    assert titled_surnames("Which patients have gout? Thanks, Mrs. Jones") == [], "the writer's own"
+    assert name_filters("Does Ms. Abernathy have a pacemaker?").patients == ["Ms. Abernathy"], "a person, surely"
+
+
+async def test_a_titled_surname_finds_the_patients_of_that_surname_and_nobody_else(demo_federation, nc):
+    """"Has Mr. Okonkwo had a colonoscopy?" was answered with ten other patients' closest records: a surname alone was
+    no name. After a title it is one — every patient of that surname a leaf holds, or nobody's records."""
+    harris = await ask(nc, AskRequest(question="Is Mr. Harris diabetic?", summarize="extractive"))
+    assert len(harris.patients) > 1 and all(name.endswith(" Harris") for name in harris.patients), harris.patients
+    assert harris.hits and {hit.patient for hit in harris.hits} <= set(harris.patients)
+    assert harris.answer_info.status == "successful" and "diabetes" in harris.answer, harris.answer
+    nobody = await ask(nc, AskRequest(question="Has Mr. Okonkwo had a colonoscopy?", summarize="extractive"))
+    assert nobody.patients == ["Mr. Okonkwo"] and nobody.filtered and nobody.hits == []
+    assert nobody.answer.endswith("No records of Mr. Okonkwo."), nobody.answer
+
+
 def test_a_question_without_its_names_is_what_it_asks_of_them():
     assert nameless("Is Mr. Jason Rossi a smoker?", ["Jason Rossi"]) == "Is a smoker?"
     assert nameless("What are Carol Dubois's allergies?", ["Carol Dubois"]) == "What are allergies?"
