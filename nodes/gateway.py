@@ -48,7 +48,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
+from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, respelled, spelled_out, tells,
                             things_asked, touches, weighed, weighing)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
@@ -161,6 +161,8 @@ class Gateway(NodeService):
         outcomes = await self._scatter(request, query, k, budget, trace, why)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, trace, (time.monotonic() - started) * 1000.0)
+        # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
+        analysis, stats = respelled(analysis, stats, answer.hits) or (analysis, stats)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bus.client import ask
-from bus.messages import CollectionStats
+from bus.messages import CollectionStats, Hit
 from bus.asking import AskRequest
-from nodes.concepts import analyse, grounding
+from nodes.concepts import analyse, grounding, respelled
 from summarizer.answer import is_insufficient
 
 #: Conditions no demo record mentions (each checked against the corpus below); the last two ask for patients with
@@ -109,6 +109,33 @@ def test_patients_are_named_only_for_all_of_what_was_asked():
     context = analyse("Which elderly patients with gout needed colchicine?")
     assert [c.text for c in context.concepts] == ["elderly", "gout", "colchicine"]
     assert not grounding(context, CollectionStats(docs=9, concepts=[0, 5, 2]), naming=True)[1], "context is not asked"
+
+
+def _hit(text: str, patient: str | None = None) -> Hit:
+    return Hit(id=text[:24], org="north", path="north.notes", text=text, patient=patient, score=0.5)
+
+
+def test_a_misspelled_concept_the_best_hit_mentions_as_the_records_spell_it_is_mentioned():
+    analysis = analyse("Which patients have hypertenion?")
+    unknown = CollectionStats(docs=9, df={term: 0 for term in analysis.terms}, concepts=[0])
+    hits = [_hit("History of hypertension, on lisinopril."), _hit("Asthma."), _hit("Hypertension, well controlled.")]
+    read, counted = respelled(analysis, unknown, hits)
+    assert grounding(read, counted) == ([], False) and counted.concepts == [2], "mentioned by the two hits that say it"
+    assert respelled(analysis, unknown, hits[1:2] + hits[:1]) is None, "only a passage below the best: still absent"
+    spelled = CollectionStats(docs=9, df={term: 3 for term in analysis.terms}, concepts=[0])
+    assert respelled(analysis, spelled, hits) is None, "a word some record holds is how the question means it"
+    mania = analyse("Which patients have mania?")
+    nobody = CollectionStats(docs=9, df={term: 0 for term in mania.terms}, concepts=[0])
+    assert respelled(mania, nobody, [_hit("Maria Nguyen, 2023-05-29. Fatigue.", "Maria Nguyen")]) is None, "a name"
+    crohn = analyse("Which patients have Crohn's disease?")
+    absent = CollectionStats(docs=9, df={term: 0 for term in crohn.terms}, concepts=[0])
+    assert respelled(crohn, absent, [_hit("Chronic kidney disease stage 3a.")]) is None, "two edits from chronic"
+
+
+async def test_a_misspelled_drug_is_answered_from_the_records_that_name_it(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Which patients take metfromin?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and not answer.closest and answer.absent == []
+    assert "metformin" in answer.answer, answer.answer
 
 
 def test_the_absent_conditions_are_absent_from_the_demo_corpus(demo_dir):
