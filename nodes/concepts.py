@@ -38,8 +38,8 @@ patient patients people person persons someone anyone anybody everyone individua
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
 medication medications medicine medicines drug drugs prescribed prescription taking take taken takes use using
-symptom symptoms sign signs cause causes caused causing risk risks factor factors outlook prognosis test tests
-testing exam exams examination diagnose complication complications prevent prevention preventing research
+symptom symptoms sign signs cause causes caused causing cure cures cured curable risk risks factor factors outlook
+prognosis test tests testing exam exams examination diagnose complication complications prevent prevention preventing research
 study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much
 often type types kind kinds help doctor doctors hospital visit admitted currently current recently recent ever
 get gets got getting does doing did can may might could would should need needs needed also still any

@@ -31,6 +31,8 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert [c.alternatives for c in analyse("Cephalexin 500mg").concepts] == [(("cephalexin",),)], "a dose is not the drug"
     assert concepts("what is the?") == [] and analyse("what is the?").terms == []
     assert concepts("How often is long QT syndrome inherited?") == ["long QT syndrome"], "how often asks"
+    assert concepts("Is there a cure for hemophilia?") == ["hemophilia"], "a cure is what is asked for, not about"
+    assert concepts("Hello. Dear sir, what is tinnitus? Thanks, regards") == ["tinnitus"], "a letter's words"
     [attack] = analyse("Who had a heart attack?").concepts
     assert ("myocardi", "infarct") in attack.alternatives, "an accepted synonym mentions it too"
     [kind] = analyse("Who takes an anticoagulant?").concepts
