@@ -137,6 +137,42 @@ ABBREVIATIONS = {
     "ct": "computed tomography", "mri": "magnetic resonance imaging", "snf": "skilled nursing facility",
     "ama": "against medical advice",
 }
+#: Brand names of common drugs, by the generic name records write: a brand is a synonym of its drug (and of nothing
+#: else: "Eliquis" is not every anticoagulant), and a question naming one, in any case, is embedded and counted with the
+#: drug's name beside it (:func:`spelled_out`) — "Is Justin Ramirez on Eliquis?" is answered by his apixaban.
+BRANDS = {
+    "lipitor": "atorvastatin", "crestor": "rosuvastatin", "zocor": "simvastatin", "pravachol": "pravastatin",
+    "coumadin": "warfarin", "jantoven": "warfarin", "eliquis": "apixaban", "xarelto": "rivaroxaban",
+    "pradaxa": "dabigatran", "lovenox": "enoxaparin", "plavix": "clopidogrel", "brilinta": "ticagrelor",
+    "norvasc": "amlodipine", "zestril": "lisinopril", "prinivil": "lisinopril", "vasotec": "enalapril",
+    "cozaar": "losartan", "diovan": "valsartan", "entresto": "sacubitril-valsartan", "lasix": "furosemide",
+    "aldactone": "spironolactone", "toprol": "metoprolol", "lopressor": "metoprolol", "coreg": "carvedilol",
+    "tenormin": "atenolol", "lanoxin": "digoxin", "synthroid": "levothyroxine", "levoxyl": "levothyroxine",
+    "glucophage": "metformin", "januvia": "sitagliptin", "jardiance": "empagliflozin", "farxiga": "dapagliflozin",
+    "ozempic": "semaglutide", "wegovy": "semaglutide", "trulicity": "dulaglutide", "victoza": "liraglutide",
+    "lantus": "insulin glargine", "basaglar": "insulin glargine", "humalog": "insulin lispro",
+    "novolog": "insulin aspart", "prilosec": "omeprazole", "nexium": "esomeprazole", "protonix": "pantoprazole",
+    "pepcid": "famotidine", "tylenol": "acetaminophen", "advil": "ibuprofen", "motrin": "ibuprofen",
+    "aleve": "naproxen", "zoloft": "sertraline", "prozac": "fluoxetine", "lexapro": "escitalopram",
+    "celexa": "citalopram", "paxil": "paroxetine", "wellbutrin": "bupropion", "effexor": "venlafaxine",
+    "cymbalta": "duloxetine", "remeron": "mirtazapine", "seroquel": "quetiapine", "zyprexa": "olanzapine",
+    "risperdal": "risperidone", "abilify": "aripiprazole", "haldol": "haloperidol", "xanax": "alprazolam",
+    "ativan": "lorazepam", "klonopin": "clonazepam", "valium": "diazepam", "ambien": "zolpidem",
+    "neurontin": "gabapentin", "lyrica": "pregabalin", "keppra": "levetiracetam", "lamictal": "lamotrigine",
+    "depakote": "valproate", "dilantin": "phenytoin", "tegretol": "carbamazepine", "topamax": "topiramate",
+    "aricept": "donepezil", "namenda": "memantine", "sinemet": "carbidopa-levodopa", "lithobid": "lithium",
+    "oxycontin": "oxycodone", "dilaudid": "hydromorphone", "ultram": "tramadol", "narcan": "naloxone",
+    "suboxone": "buprenorphine-naloxone", "ventolin": "albuterol", "proair": "albuterol", "singulair": "montelukast",
+    "spiriva": "tiotropium", "advair": "fluticasone-salmeterol", "symbicort": "budesonide-formoterol",
+    "xolair": "omalizumab", "flomax": "tamsulosin", "proscar": "finasteride", "zyloprim": "allopurinol",
+    "uloric": "febuxostat", "colcrys": "colchicine", "keflex": "cephalexin", "augmentin": "amoxicillin-clavulanate",
+    "zithromax": "azithromycin", "cipro": "ciprofloxacin", "levaquin": "levofloxacin",
+    "bactrim": "sulfamethoxazole-trimethoprim", "macrobid": "nitrofurantoin", "flagyl": "metronidazole",
+    "rocephin": "ceftriaxone", "humira": "adalimumab", "enbrel": "etanercept", "remicade": "infliximab",
+    "plaquenil": "hydroxychloroquine", "medrol": "methylprednisolone", "fosamax": "alendronate",
+}
+#: A brand as a question writes one, in any case.
+_BRAND = re.compile(r"\b(?:" + "|".join(sorted(BRANDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 #: An abbreviation as a question writes one: two to six capitals, digits among them ("MI", "T2DM", "NSTEMI").
 _ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 
@@ -145,14 +181,19 @@ def spelled_out(question: str) -> str:
     """``question`` with what each abbreviation it writes in capitals stands for (:data:`ABBREVIATIONS`) in brackets
     after it: "Which patients had an MI?" reads "Which patients had an MI (myocardial infarction)?" — but for one the
     question defines itself, in brackets after what it stands for ("computer-aided diagnosis (CAD)", "Marburg hemorrhagic
-    fever (Marburg HF)")."""
+    fever (Marburg HF)") — and likewise each drug's brand name with the drug's (:data:`BRANDS`), unless the question
+    names the drug too: "Is he on Eliquis?" reads "Is he on Eliquis (apixaban)?"."""
     def spell(match: re.Match) -> str:
         long = ABBREVIATIONS.get(match.group(0).casefold())
         before = question[:match.start()]
         defined = before.rfind("(") > before.rfind(")")  # in brackets: "Marburg hemorrhagic fever (Marburg HF)"
         return f"{match.group(0)} ({long})" if long and not defined else match.group(0)
 
-    return _ABBREVIATION.sub(spell, question)
+    def generic(match: re.Match) -> str:
+        drug = BRANDS[match.group(0).casefold()]
+        return match.group(0) if drug in question.casefold() else f"{match.group(0)} ({drug})"
+
+    return _BRAND.sub(generic, _ABBREVIATION.sub(spell, question))
 
 
 #: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each: a
@@ -305,7 +346,7 @@ _NAMING: dict[tuple[str, ...], list[list[str]]] = {}  # each phrase (its stems):
 for _group in _GROUPS:
     for _phrase in _group:
         _NAMING.setdefault(_stems(_phrase), []).append(_group)
-for _short, _long in ABBREVIATIONS.items():  # an abbreviation joins each group naming what it stands for, or its own
+for _short, _long in [*ABBREVIATIONS.items(), *BRANDS.items()]:  # it joins each group naming what it stands for, or its own
     if _stems(_long) not in _NAMING:
         _GROUPS.append([_long])
         _NAMING[_stems(_long)] = [_GROUPS[-1]]

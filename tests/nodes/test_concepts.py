@@ -373,6 +373,24 @@ def test_an_abbreviation_in_capitals_is_spelled_out_and_mentioned_by_what_it_sta
     assert concepts("Which patients came through the ED?") == ["ED"], "coming is how it asks"
 
 
+def test_a_brand_name_is_its_drug_and_no_other():
+    from nodes.concepts import mentions, spelled_out
+
+    assert spelled_out("Is he on eliquis?") == "Is he on eliquis (apixaban)?", "any case"
+    assert spelled_out("Eliquis (apixaban) or warfarin?") == "Eliquis (apixaban) or warfarin?", "the drug named already"
+    [eliquis] = analyse("Who takes Eliquis?").concepts
+    assert mentions("MEDICATIONS: Apixaban 5 mg twice daily.", [eliquis])
+    assert not mentions("Warfarin 5 mg daily.", [eliquis]), "a brand is its drug, not every drug of the drug's kind"
+    [apixaban] = analyse("Who takes apixaban?").concepts
+    assert mentions("Continue Eliquis.", [apixaban]), "and a record writing the brand mentions the drug"
+
+
+async def test_a_brand_name_is_answered_from_the_records_of_its_drug(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Is Justin Ramirez on Eliquis?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and answer.patients == ["Justin Ramirez"], answer.answer
+    assert "apixaban" in answer.answer.lower(), answer.answer
+
+
 async def test_an_abbreviation_is_answered_from_the_records_that_spell_it_out(demo_federation, nc):
     from nodes.concepts import tells
     from summarizer.answer import _CITED
