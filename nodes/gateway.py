@@ -52,7 +52,7 @@ from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions
                             things_asked, touches, weighed, weighing)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
-from nodes.names import applied_filter, name_filters, nameless, parse
+from nodes.names import applied_filter, name_filters, nameless, parse, unsigned
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
@@ -63,7 +63,8 @@ from summarizer.sentences import quotable
 from summarizer.summaries import withdrawn
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
-#: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does.
+#: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does; they read it
+#: without the writer's own signature (:func:`nodes.names.unsigned`).
 MAX_ANALYZED_CHARS = 2_000
 #: At most this share of what is left of a question's budget goes to counting its words (the first pass).
 STATS_SHARE = 0.25
@@ -198,7 +199,7 @@ class Gateway(NodeService):
                  and any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
-        text = ask.question[:MAX_ANALYZED_CHARS]
+        text = unsigned(ask.question[:MAX_ANALYZED_CHARS])
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
 
@@ -348,7 +349,7 @@ class Gateway(NodeService):
     async def _embed_and_count(self, request, ask: AskRequest, budget: Budget, trace: str):
         if budget.expired:
             raise ExpiredError("the deadline passed before the question could be embedded")
-        text = ask.question[:MAX_ANALYZED_CHARS]
+        text = unsigned(ask.question[:MAX_ANALYZED_CHARS])  # the writer's own signature is no part of what is asked
         loop = asyncio.get_running_loop()
 
         async def words():

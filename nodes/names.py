@@ -134,7 +134,18 @@ def _signed(question: str, span: str) -> bool:
     after = question[at + len(span):].strip(" .!\n")
     if after:
         return False
-    return before.endswith(_SIGN_OFFS) or before.endswith((",", "\n", "-", "—"))
+    return before.endswith(_SIGN_OFFS) or before.endswith((",", "-", "—")) or question[:at].rstrip(" \t").endswith("\n")
+
+
+def unsigned(question: str) -> str:
+    """``question`` without the writer's own signature, and the sign-off before it ("Which patients have gout? Thanks,
+    John Smith" → "Which patients have gout?"): no part of what is asked (:func:`nodes.concepts.analyse` is given this)."""
+    for span in [*candidate_names(question), *given_names(question)]:
+        if _signed(question, span):
+            head = question[:question.rfind(span)].rstrip(" ,\n-—")
+            off = next((off for off in _SIGN_OFFS if head.casefold().endswith(off)), "")
+            return head[:len(head) - len(off)].rstrip(" ,\n-—") or question
+    return question
 
 
 def _persons_by_role(doc) -> list[str]:

@@ -166,6 +166,25 @@ async def test_a_titled_surname_finds_the_patients_of_that_surname_and_nobody_el
     assert nobody.answer.endswith("No records of Mr. Okonkwo."), nobody.answer
 
 
+def test_the_writers_signature_is_no_part_of_the_question():
+    from nodes.names import unsigned
+
+    assert unsigned("Which patients have gout? Thanks, John Smith") == "Which patients have gout?"
+    assert unsigned("Which patients have gout?\n\nBest,\nJohn Smith") == "Which patients have gout?"
+    assert unsigned("Which patients have gout?\nJohn Smith") == "Which patients have gout?", "alone on its last line"
+    assert unsigned("Is there a cure? Regards, Amanda") == "Is there a cure?", "a given name signs too"
+    assert unsigned("Is Rebecca Wright on warfarin?") == "Is Rebecca Wright on warfarin?"
+    assert unsigned("Thanks, John Smith") == "Thanks, John Smith", "nothing is asked but the signature"
+
+
+async def test_a_signed_question_is_answered_as_the_question_alone(demo_federation, nc):
+    """"Which patients have gout? Thanks, John Smith" was refused: "No record searched mentions John Smith"."""
+    plain = await ask(nc, AskRequest(question="Which patients have gout?", summarize="extractive"))
+    signed = await ask(nc, AskRequest(question="Which patients have gout? Thanks, John Smith", summarize="extractive"))
+    assert signed.answer_info.status == "successful" and signed.absent == [], signed.answer
+    assert [hit.id for hit in signed.hits] == [hit.id for hit in plain.hits] and signed.answer == plain.answer
+
+
 def test_a_question_without_its_names_is_what_it_asks_of_them():
     assert nameless("Is Mr. Jason Rossi a smoker?", ["Jason Rossi"]) == "Is a smoker?"
     assert nameless("What are Carol Dubois's allergies?", ["Carol Dubois"]) == "What are allergies?"
