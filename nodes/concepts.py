@@ -137,6 +137,31 @@ ABBREVIATIONS = {
     "ct": "computed tomography", "mri": "magnetic resonance imaging", "snf": "skilled nursing facility",
     "ama": "against medical advice",
 }
+#: Clinicians' shorthand for words a question asks with, written out before the question is read (:func:`written_out`):
+#: "any pts w/ afib on Eliquis?" asks of patients with afib, not of "pts w" that no record mentions.
+SHORTHAND = {"pt": "patient", "pts": "patients", "hx": "history", "h/o": "history of", "dx": "diagnosis",
+             "ddx": "differential diagnosis", "tx": "treatment", "sx": "symptoms", "rx": "prescription",
+             "meds": "medications", "w/": "with", "w/o": "without", "s/p": "after", "c/o": "complaining of",
+             "y/o": "year-old", "f/u": "follow-up"}
+_SHORTHAND = re.compile(r"(?<![\w/])(?:" + "|".join(re.escape(short) + ("" if short.endswith("/") else r"(?![\w/])")
+                                                   for short in sorted(SHORTHAND, key=len, reverse=True)) + ")",
+                        re.IGNORECASE)
+
+
+def written_out(question: str) -> str:
+    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) in words, where it is written in lower case or with a
+    capital first ("Pts w/ HTN" reads "Patients with HTN"; "PT" in capitals is prothrombin time, and stays)."""
+    def word(match: re.Match) -> str:
+        short = match.group(0)
+        if short not in (short.lower(), short.capitalize()):
+            return short
+        long = SHORTHAND[short.lower()]
+        joined = short.endswith("/") and match.string[match.end():match.end() + 1].isalnum()  # "w/afib"
+        return (long[:1].upper() + long[1:] if short[:1].isupper() else long) + (" " if joined else "")
+
+    return _SHORTHAND.sub(word, question)
+
+
 #: Brand names of common drugs, by the generic name records write: a brand is a synonym of its drug (and of nothing
 #: else: "Eliquis" is not every anticoagulant), and a question naming one, in any case, is embedded and counted with the
 #: drug's name beside it (:func:`spelled_out`) — "Is Justin Ramirez on Eliquis?" is answered by his apixaban.
@@ -483,6 +508,10 @@ def _once(concepts: list[Concept]) -> list[Concept]:
     return list(firsts.values())
 
 
+#: An identifier a record carries ("P0072", "MRN10442"): a thing asked about, though it holds digits (a dose does not).
+_IDENTIFIER = re.compile(r"[A-Za-z]{1,4}\d{3,}")
+
+
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     """The concepts of ``question`` (or of one of its phrases), word by word, without the patients in ``names``."""
     text = unicodedata.normalize("NFKC", question)
@@ -492,7 +521,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     run: list[str] = []
 
     def close() -> None:
-        words = [w for w in run if not any(c.isdigit() for c in w) and len(w) > 1
+        words = [w for w in run if (not any(c.isdigit() for c in w) or _IDENTIFIER.fullmatch(w)) and len(w) > 1
                  and w.casefold() not in NUMBER_WORDS]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word

@@ -49,7 +49,7 @@ from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, respelled, spelled_out, tells,
-                            things_asked, touches, weighed, weighing)
+                            things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse, unsigned
@@ -64,7 +64,8 @@ from summarizer.summaries import withdrawn
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does; they read it
-#: without the writer's own signature (:func:`nodes.names.unsigned`).
+#: without the writer's own signature (:func:`nodes.names.unsigned`) and with clinicians' shorthand in words
+#: (:func:`nodes.concepts.written_out`).
 MAX_ANALYZED_CHARS = 2_000
 #: At most this share of what is left of a question's budget goes to counting its words (the first pass).
 STATS_SHARE = 0.25
@@ -199,7 +200,7 @@ class Gateway(NodeService):
                  and any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
-        text = unsigned(ask.question[:MAX_ANALYZED_CHARS])
+        text = written_out(unsigned(ask.question[:MAX_ANALYZED_CHARS]))
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
 
@@ -349,7 +350,7 @@ class Gateway(NodeService):
     async def _embed_and_count(self, request, ask: AskRequest, budget: Budget, trace: str):
         if budget.expired:
             raise ExpiredError("the deadline passed before the question could be embedded")
-        text = unsigned(ask.question[:MAX_ANALYZED_CHARS])  # the writer's own signature is no part of what is asked
+        text = written_out(unsigned(ask.question[:MAX_ANALYZED_CHARS]))
         loop = asyncio.get_running_loop()
 
         async def words():

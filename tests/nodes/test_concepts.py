@@ -385,6 +385,24 @@ def test_a_brand_name_is_its_drug_and_no_other():
     assert mentions("Continue Eliquis.", [apixaban]), "and a record writing the brand mentions the drug"
 
 
+def test_clinicians_shorthand_is_read_in_words_and_an_identifier_is_a_thing_asked_about():
+    from nodes.concepts import written_out
+
+    assert written_out("any pts w/ afib on eliquis?") == "any patients with afib on eliquis?"
+    assert written_out("Pts w/o diabetes, h/o stroke s/p tPA") == "Patients without diabetes, history of stroke after tPA"
+    assert written_out("pt w/HTN") == "patient with HTN", "joined to the next word"
+    assert written_out("Is PT prolonged? Any TX?") == "Is PT prolonged? Any TX?", "in capitals: an abbreviation"
+    assert concepts(written_out("Which patients have a hx of MI?")) == ["MI"]
+    assert concepts("What medications is patient P0072 on?") == ["P0072"], "an identifier, though it holds digits"
+
+
+async def test_a_question_in_shorthand_is_answered_as_written_out(demo_federation, nc):
+    """"any pts w/ afib on eliquis?" said no record mentions "pts w"."""
+    answer = await ask(nc, AskRequest(question="any pts w/ afib on eliquis?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and answer.absent == [], answer.answer
+    assert "apixaban" in answer.answer.lower(), answer.answer
+
+
 async def test_a_brand_name_is_answered_from_the_records_of_its_drug(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Is Justin Ramirez on Eliquis?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and answer.patients == ["Justin Ramirez"], answer.answer
