@@ -200,7 +200,7 @@ class Gateway(NodeService):
                  and any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
-        text = written_out(unsigned(ask.question[:MAX_ANALYZED_CHARS]))
+        text = _read(ask.question)
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
 
@@ -350,7 +350,7 @@ class Gateway(NodeService):
     async def _embed_and_count(self, request, ask: AskRequest, budget: Budget, trace: str):
         if budget.expired:
             raise ExpiredError("the deadline passed before the question could be embedded")
-        text = written_out(unsigned(ask.question[:MAX_ANALYZED_CHARS]))
+        text = _read(ask.question)
         loop = asyncio.get_running_loop()
 
         async def words():
@@ -391,6 +391,13 @@ def _asks_a_thing(question: str, analysis: Analysis) -> bool:
     care Nancy Levy received"), is answered by the story of the illness, which notes tell with the patient's name."""
     kind = kind_of(question)
     return bool(analysis.concepts or kind) and kind != "causes" and not _STORY.search(question)
+
+
+def _read(question: str) -> str:
+    """What the gateway reads of ``question`` — embeds, parses and counts: its first :data:`MAX_ANALYZED_CHARS`, without
+    the writer's signature (:func:`nodes.names.unsigned`), with clinicians' shorthand in words
+    (:func:`nodes.concepts.written_out`)."""
+    return written_out(unsigned(question[:MAX_ANALYZED_CHARS]))
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
