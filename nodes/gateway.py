@@ -53,6 +53,7 @@ from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse, unsigned
+from nodes.spelling import Guesses, dictionary, guesses, rewritten, settled
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
@@ -121,6 +122,7 @@ class Gateway(NodeService):
             # Load the model (and spaCy) before serving, so the first question does not pay for it.
             self.embedder = await loop.run_in_executor(None, self._embedder_factory)
             await loop.run_in_executor(None, name_filters, "warm up Mr. John Smith", self.use_spacy)
+            await loop.run_in_executor(None, dictionary)
         await super().start(nc, here=here)
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
@@ -294,14 +296,16 @@ class Gateway(NodeService):
             self._passage_sentences.popitem(last=False)
         return found
 
-    async def _count(self, request, question: str, analysis: Analysis, budget: Budget,
-                     trace: str) -> CollectionStats | None:
+    async def _count(self, request, question: str, analysis: Analysis, budget: Budget, trace: str,
+                     guessed: Guesses) -> CollectionStats | None:
         """The first pass: what the records every organization lets the caller search hold of the question's
-        terms and concepts, summed (``None`` when no organization could say)."""
+        terms and concepts, and of its concepts as its misspelled words may be meant (``guessed``, counted after its
+        own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say)."""
         if not analysis.terms and not analysis.concepts:
             return None
-        query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=analysis.terms,
-                      concepts=[[list(option) for option in concept.alternatives] for concept in analysis.concepts])
+        query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=analysis.terms + guessed.terms,
+                      concepts=[[list(option) for option in concept.alternatives]
+                                for concept in analysis.concepts + guessed.concepts])
         outcomes = await scatter_gather(
             self.nc, [query_subject(org) for org in self.orgs], codec.encode(query),
             budget_ms=min(budget.for_children(), STATS_SHARE * budget.remaining_ms()),
@@ -353,17 +357,28 @@ class Gateway(NodeService):
         text = _read(ask.question)
         loop = asyncio.get_running_loop()
 
+        def focus(text: str, filters: Filters, analysis: Analysis) -> str | None:
+            rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
+            return spelled_out(rest) if rest != text and any(c.isalnum() for c in rest) else None  # asked but the names
+
+        async def embedded(text: str | None):
+            return None if text is None else await loop.run_in_executor(None, self.embedder.embed_one, text)
+
         async def words():
             filters, phrases = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases)
-            rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
-            wanted = rest != text and any(c.isalnum() for c in rest)  # something is asked but the names
-            focusing = loop.run_in_executor(None, self.embedder.embed_one, spelled_out(rest)) if wanted else asyncio.sleep(0)
-            stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace), focusing)
-            return filters, analysis, stats, focused
+            guessed = guesses(analysis, [*filters.patients, *filters.candidates])
+            stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace, guessed),
+                                                  embedded(focus(text, filters, analysis)))
+            analysis, stats, meant = settled(analysis, stats, guessed)
+            return filters, analysis, stats, focused, meant
 
-        vector, (filters, analysis, stats, focused) = await asyncio.gather(
-            loop.run_in_executor(None, self.embedder.embed_one, spelled_out(text)), words())
+        vector, (filters, analysis, stats, focused, meant) = await asyncio.gather(
+            embedded(spelled_out(text)), words())
+        if meant:  # misspelled: embedded again as the records spell it
+            meant_text = rewritten(text, meant)
+            refocused = focus(meant_text, filters, analysis) if focused is not None else None
+            vector, focused = await asyncio.gather(embedded(spelled_out(meant_text)), embedded(refocused))
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
         return vector, focused, filters, analysis, stats
