@@ -33,6 +33,7 @@ from nodes._service import NodeService
 from nodes.leaf import weigh_here
 from nodes.merge import merge, pooled
 from policies.gate import Gate
+from summarizer import extractive
 from summarizer.summaries import Summarizer
 
 
@@ -56,6 +57,14 @@ class Router(NodeService):
         #: How many leaves each child's subtree holds, so a child cannot claim more (see :func:`bus.scatter.check_result`).
         self.max_leaves = {query_subject(child): n for child, n in (leaves or {}).items()}
         self.summarizer = summarizer
+
+    async def start(self, nc, *, here: bool = True) -> None:
+        """Serves — a router that summarizes while what a summary needs loads in the background
+        (:func:`summarizer.extractive.load`), so that the first question it summarizes need not wait a second or more
+        for it."""
+        if self.summarizer is not None:
+            asyncio.get_running_loop().run_in_executor(None, extractive.load)
+        await super().start(nc, here=here)
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "children": ",".join(self.children),

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -200,6 +201,19 @@ def _represent(members: list[int], hits: list[Hit]) -> _Group:
     return _Group(members=[members[0]] + sorted(members[1:]))  # nothing to quote: the cluster says nothing
 
 
+_LOADING = threading.Lock()
+
+
+def load() -> None:
+    """Imports the parts of scikit-learn a summary uses — when first needed, not at import (it takes a second or more
+    to load, and every command would wait), and under a lock: two threads importing it for the first time at once fail
+    ("cannot import name 'clone' from partially initialized module"), as two routers of one process summarizing their
+    first question did. A router starts it in the background (:meth:`nodes.router.Router.start`)."""
+    with _LOADING:
+        import sklearn.cluster  # noqa: F401
+        import sklearn.feature_extraction.text  # noqa: F401
+
+
 def _kmeans(vectors: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
     """k-means labels and centroids for at most ``wanted`` clusters (fewer if there are fewer distinct vectors)."""
     k = min(wanted, len(np.unique(vectors, axis=0)))
@@ -207,7 +221,8 @@ def _kmeans(vectors: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(len(vectors), dtype=int), vectors.mean(axis=0, keepdims=True)
     if k == len(vectors):  # one passage per cluster: nothing to search for
         return np.arange(len(vectors)), vectors
-    from sklearn.cluster import KMeans  # here, not at import: scikit-learn takes a second to load, and every command would wait
+    load()
+    from sklearn.cluster import KMeans
 
     with _THREADS.limit(limits=1, user_api="openmp"):
         model = KMeans(n_clusters=k, n_init=N_INIT, random_state=RANDOM_STATE).fit(vectors)
@@ -226,7 +241,8 @@ class _Words:
     """
 
     def __init__(self, hits: list[Hit]) -> None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer  # as in _kmeans
+        load()
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
         left_out = ENGLISH_STOP_WORDS | _MORE_STOP_WORDS | {
             word.lower() for hit in hits if hit.patient for word in _NAME_WORD.findall(hit.patient)}

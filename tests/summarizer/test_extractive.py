@@ -224,3 +224,36 @@ def test_passages_without_a_word_to_weigh_are_still_quoted(embedder, question_ve
     summary = summarize(question_vector, hits, path="site", question=QUESTION)
     assert summary.status == "successful" and summary.sentences
     assert all(cluster.keywords == [] for cluster in summary.clusters)
+
+
+def test_routers_of_one_process_summarizing_their_first_question_at_once_do_not_fail_importing_scikit_learn():
+    """Two threads importing scikit-learn for the first time at once failed ("cannot import name 'clone' from partially
+    initialized module 'sklearn.base'"): the demo's two summarizing routers in one process, on their first question.
+    Each fresh interpreter here clusters and weighs words in six threads at once, as two routers' summaries do."""
+    import subprocess
+    import sys
+
+    script = """
+import threading
+import numpy as np
+from summarizer import extractive
+failed = []
+ready = threading.Barrier(6)
+def run(seed):
+    ready.wait()
+    rows = np.random.default_rng(seed).normal(size=(6, 8)).astype("float32")
+    try:
+        if seed % 2:
+            extractive._Words([])
+        else:
+            extractive._kmeans(rows, 3)
+    except Exception as exc:
+        failed.append(repr(exc))
+threads = [threading.Thread(target=run, args=(n,)) for n in range(6)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(failed)
+"""
+    for _ in range(4):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr[-2000:])
