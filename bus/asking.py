@@ -97,6 +97,8 @@ class Answer(SearchResult):
             asks about, each as the term lists that mention it, which a hybrid question's fusion favours
             (:func:`nodes.merge.fuse`).
         absent: the question's concepts that no passage the caller may search mentions.
+        read_as: the question's misspelled words and how the records spell them, as the gateway read them ("pnemonia":
+            "pneumonia", :mod:`nodes.spelling`).
         closest: the hits are only the closest records, not evidence of what was asked: every concept
             of the question is absent, or the patient it is about is held nowhere.
         context: the rest of the record an answer quotes whole (a reference text's, :func:`summarizer.answer.
@@ -115,6 +117,7 @@ class Answer(SearchResult):
     terms: list[str] = Field(default_factory=list)
     about: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     absent: list[str] = Field(default_factory=list)
+    read_as: dict[str, str] = Field(default_factory=dict, max_length=MAX_CONCEPTS)
     closest: bool = False
     context: list[Hit] = Field(default_factory=list)
 
@@ -132,6 +135,11 @@ class Answer(SearchResult):
         if self.answer_info is not None and self.answer_info.status == "insufficient":
             return "not enough to answer the question"
         return None
+
+    def respelled(self) -> str | None:
+        """How the question's misspelled words were read (:attr:`read_as`), for a reader: "pnemonia → pneumonia";
+        ``None`` when none was."""
+        return ", ".join(f"{written} → {meant}" for written, meant in self.read_as.items()) or None
 
     def cited(self) -> list[Hit]:
         """Every passage the answer may cite, in the order of its citations: the hits, then :attr:`context`."""

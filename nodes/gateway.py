@@ -147,7 +147,7 @@ class Gateway(NodeService):
             budget = Budget.start(ask.deadline_ms)
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
-        vector, focused, filters, analysis, stats = await self._analyze(request, ask, budget, trace)
+        vector, focused, filters, analysis, stats, meant = await self._analyze(request, ask, budget, trace)
         lexical = ask.mode != "dense"
         absent, closest = grounding(analysis, stats)
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
@@ -165,6 +165,7 @@ class Gateway(NodeService):
         outcomes = await self._scatter(request, query, k, budget, trace, why)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, trace, (time.monotonic() - started) * 1000.0)
+        answer.read_as = meant
         # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
         analysis, stats = respelled(analysis, stats, answer.hits) or (analysis, stats)
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
@@ -195,11 +196,11 @@ class Gateway(NodeService):
 
     async def _whose(self, ask: AskRequest, filters: Filters, analysis: Analysis, stats: CollectionStats | None,
                      answer: Answer) -> tuple[Analysis, CollectionStats | None]:
-        """What the answer leans on: the question's analysis, but for a given name alone that the leaves took for their
-        patients of that first name ("Is Justin on apixaban?": whose, not what is asked, once it filters) — the
-        question is then read again with it as a name (no counts: they were of the first reading's concepts)."""
-        taken = [name for name in filters.candidates if " " not in name
-                 and any(answers_to(known, name) for known in answer.names)]
+        """What the answer leans on: the question's analysis, but for a candidate name the leaves took for their
+        patients — a given name alone ("Is Justin on apixaban?"), a name in a question without capitals ("is justin
+        ramirez on apixaban?"): whose, not what is asked, once it filters — the question is then read again with it
+        as a name (no counts: they were of the first reading's concepts)."""
+        taken = [name for name in filters.candidates if any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
         text = _read(ask.question)
@@ -381,7 +382,7 @@ class Gateway(NodeService):
             vector, focused = await asyncio.gather(embedded(spelled_out(meant_text)), embedded(refocused))
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
-        return vector, focused, filters, analysis, stats
+        return vector, focused, filters, analysis, stats, meant
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:

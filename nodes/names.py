@@ -32,6 +32,7 @@ import threading
 
 from bus.errors import ValidationError
 from bus.messages import MAX_NAMES, Filters
+from nodes.data.lexical import STOP_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -419,7 +420,36 @@ def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | N
     named = {word.casefold() for name in [*patients, *candidates] for word in name.split()}
     candidates += [name for name in given_names(question) if name.casefold() not in named
                    and not _signed(question, name) and not _clinician(question, name)]
+    candidates += [name for name in uncapitalized_names(question) if not set(name.casefold().split()) <= named]
     return Filters(patients=patients, candidates=candidates[:MAX_NAMES]), chunks
+
+
+_LOWER_WORD = re.compile(r"[a-z]+(?:['’-][a-z]+)*")
+
+
+def uncapitalized_names(question: str) -> list[str]:
+    """In a question written without capitals (but its first letter and "I"), where capitals cannot tell a name, a
+    common given name (:data:`FIRST_NAMES`) and the word or two after it, capitalized — candidates a leaf takes only
+    for patients it holds by those names ("what allergies does samantha garcia have?": Samantha Garcia), never
+    confident, so one no leaf holds filters nothing ("may hydroxychloroquine help?")"""
+    if re.search(r"[A-Z]", re.sub(r"\bI\b", "", question.lstrip()[1:])):
+        return []
+    words = list(_LOWER_WORD.finditer(question.casefold()))
+    found = []
+    for i, word in enumerate(words):
+        if word.group(0) not in FIRST_NAMES:
+            continue
+        run = [word.group(0)]
+        for after in words[i + 1:i + 3]:
+            spaced = question[words[i + len(run) - 1].end():after.start()].isspace()
+            said = re.sub(r"['’]s$", "", after.group(0))  # "john smith's chart": the name ends at the possessive
+            if not spaced or not said.isalpha() or said in STOP_WORDS:
+                break
+            run.append(said)
+            found.append(" ".join(part.capitalize() for part in run))
+            if said != after.group(0):
+                break
+    return [name for name in dict.fromkeys(found) if not not_a_person(name)][:MAX_NAMES]
 
 
 def given_names(question: str) -> list[str]:

@@ -73,6 +73,8 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
             made is said again).
     """
     lines = [f"Q: {answer.question}"]
+    if answer.read_as:
+        lines.append(f"   read as the records spell it: {answer.respelled()}")
     if answer.patients:
         where = "; ".join(f"{name}: {', '.join(answer.names[name])}" for name in answer.patients if name in answer.names)
         lines.append(f"   patient filter: {', '.join(answer.patients)}" + (f" (held by {where})" if where else " (no records)"))

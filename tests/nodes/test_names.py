@@ -166,6 +166,33 @@ async def test_a_titled_surname_finds_the_patients_of_that_surname_and_nobody_el
     assert nobody.answer.endswith("No records of Mr. Okonkwo."), nobody.answer
 
 
+def test_a_question_without_capitals_has_its_given_names_and_the_words_after_them_as_candidates():
+    from nodes.names import uncapitalized_names
+
+    assert uncapitalized_names("what allergies does samantha garcia have?") == ["Samantha Garcia"], "not 'have'"
+    assert uncapitalized_names("is mary jane smith diabetic") == ["Mary Jane", "Mary Jane Smith"]
+    assert uncapitalized_names("What allergies does samantha garcia have?") == ["Samantha Garcia"], "a first capital"
+    assert uncapitalized_names("What allergies does Samantha garcia have?") == [], "capitals written: they tell"
+    assert uncapitalized_names("may hydroxychloroquine help with lupus?") == [], "no given name"
+    assert uncapitalized_names("what did the doctor tell mark") == [], "nothing after it"
+    assert uncapitalized_names("is john smith's inr high") == ["John Smith"]
+    filters = name_filters("has maria okafor had a colonoscopy?")
+    assert filters.patients == [] and "Maria Okafor" in filters.candidates, "a candidate, never sure: no capitals to tell"
+
+
+async def test_a_name_written_without_capitals_finds_that_patient_and_nobody_else(demo_federation, nc):
+    """"what allergies does samantha garcia have?" was answered beside Margaret and Justin Garcia's records, and "is
+    justin ramirez on apixaban?" led with his name: lower case hid the names."""
+    garcia = await ask(nc, AskRequest(question="what allergies does samantha garcia have?", summarize="extractive"))
+    assert garcia.patients == ["Samantha Garcia"] and {hit.patient for hit in garcia.hits} == {"Samantha Garcia"}
+    assert garcia.answer_info.status == "successful" and "Sulfa" in garcia.answer, garcia.answer
+    ramirez = await ask(nc, AskRequest(question="is justin ramirez on apixaban?", summarize="extractive"))
+    assert {hit.patient for hit in ramirez.hits} == {"Justin Ramirez"}
+    assert "apixaban" in ramirez.answer.split("[1]")[0].casefold(), "what is asked of him first, not his name"
+    nobody = await ask(nc, AskRequest(question="does bartholomew quist have gout?", summarize="extractive"))
+    assert not nobody.filtered and nobody.answer_info.status == "insufficient", "a name no leaf holds filters nothing"
+
+
 def test_the_writers_signature_is_no_part_of_the_question():
     from nodes.names import unsigned
 

@@ -6,7 +6,9 @@ from bus.asking import AskRequest
 from bus.client import ask
 from bus.messages import CollectionStats
 from nodes.concepts import analyse, grounding
+from nodes.run.render import answer_text
 from nodes.spelling import guessed_words, guesses, rewritten, settled
+from tui.widgets.answer import answer_markdown
 
 
 def test_a_word_no_dictionary_holds_is_guessed_at_by_the_words_one_edit_away():
@@ -59,5 +61,9 @@ async def test_a_misspelling_the_embedding_misses_is_answered_as_the_records_spe
     assert answer.answer_info.status == "successful" and not answer.closest and answer.absent == [], answer.answer
     assert "pneumonia" in answer.answer.lower()
     assert "pneumonia" in answer.hits[0].text.lower(), "embedded and ranked as the records spell it"
+    assert answer.read_as == {"pnuemonia": "pneumonia"}, "the asker is told how the question was read"
+    assert "read as the records spell it: pnuemonia → pneumonia" in answer_text(answer)
+    assert "pnuemonia → pneumonia" in answer_markdown(answer)
     absent = await ask(nc, AskRequest(question="Which patients have sarcoidossis?", summarize="extractive"))
     assert absent.closest and absent.absent == ["sarcoidossis"], "no record holds it in any spelling near"
+    assert absent.read_as == {} and "read as" not in answer_text(absent)

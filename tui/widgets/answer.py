@@ -20,6 +20,8 @@ from tui.widgets._citations import CitingMarkdown
 def answer_markdown(answer: Answer) -> str:
     """The whole answer as Markdown: question, answer (or error), method, routers' summaries, coverage."""
     parts = [f"**Q:** {answer.question}", ""]
+    if answer.read_as:
+        parts += [f"*read as the records spell it: {answer.respelled()}*", ""]
     if answer.error:
         parts += [f"**{answer.error.type}:** {answer.error.reason}", ""]
     if answer.answer:
