@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats, Hit
+from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical
 from summarizer.kinds import asks_whether
 
@@ -798,75 +798,6 @@ def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]
     """How much of what the question asks ``text`` says as it asks it (:func:`tells`): the weights (:func:`weighing`)
     of what it says."""
     return sum(weight for group, weight in weights.items() if tells(text, analysis, list(group)))
-
-
-#: A word no record holds is taken for a misspelling of one the best hit holds at most this many edits away (a letter
-#: added, dropped, changed, or two swapped; the first letter kept), by its length: "hypertenion" is "hypertension".
-RESPELL_EDITS = ((5, 1), (9, 2))
-
-
-def respelled(analysis: Analysis, stats: CollectionStats | None, hits: list[Hit]) -> tuple[Analysis, CollectionStats] | None:
-    """The analysis and counts of a question whose concepts no record mentions only as they are misspelled: each
-    word of such a concept whose term no record the caller may search holds (its count, :attr:`CollectionStats.df`,
-    is 0) is read as the nearest word of the best of ``hits`` within :data:`RESPELL_EDITS` (held by most hits, then
-    alphabetically, for a tie; never a word of a patient's name: "mania" is not "Maria"), and a concept so read that
-    the best hit mentions counts as mentioned by the hits that do — the search found what the question meant.
-    ``None`` when nothing is so read: a concept no record mentions in any spelling near the question's, or only
-    passages below the best, stays absent."""
-    if stats is None or len(stats.concepts) != len(analysis.concepts) or not hits:
-        return None
-    unknown = {term for term, n in stats.df.items() if n == 0 and "|" not in term}
-    if not unknown or not any(n == 0 for n in stats.concepts):
-        return None
-    texts = [hit.text for hit in hits]
-    named = {word for hit in hits if hit.patient for word in lexical.words(hit.patient)}
-    best = dict.fromkeys(set(lexical.words(texts[0])) - named, 0)  # the best hit's words, by how many hits hold each
-    for text in texts:
-        for word in best.keys() & set(lexical.words(text)):
-            best[word] += 1
-    concepts, counts, terms = list(analysis.concepts), list(stats.concepts), list(analysis.terms)
-    for i, (concept, n) in enumerate(zip(analysis.concepts, stats.concepts)):
-        if n:
-            continue
-        read = {}
-        for word in lexical.words(concept.text):
-            said = lexical.terms(word)
-            if len(said) == 1 and said[0] in unknown and (near := _nearest(word, best)) and (meant := lexical.terms(near)):
-                read[said[0]] = meant[0]
-        alternatives = tuple(tuple(read.get(term, term) for term in option) for option in concept.alternatives)
-        candidate = replace(concept, alternatives=tuple(dict.fromkeys(alternatives))[:MAX_ALTERNATIVES])
-        if read and mentions(texts[0], [candidate]):  # the search found what was meant, not only a passage near it
-            concepts[i], counts[i] = candidate, sum(mentions(text, [candidate]) for text in texts)
-            terms += [meant for meant in read.values() if meant not in terms]
-    if concepts == analysis.concepts:
-        return None
-    return (replace(analysis, terms=terms[:MAX_TERMS], concepts=concepts),
-            stats.model_copy(update={"concepts": counts}))
-
-
-def _nearest(word: str, held: dict[str, int]) -> str | None:
-    """The word of ``held`` nearest ``word`` within :data:`RESPELL_EDITS`, with the same first letter (held by most
-    hits, then alphabetically), or ``None``."""
-    edits = max((n for length, n in RESPELL_EDITS if len(word) >= length), default=0)
-    found = [(distance, -count, other) for other, count in held.items()
-             if other[:1] == word[:1] and abs(len(other) - len(word)) <= edits and other != word
-             and (distance := _edits(word, other, edits)) <= edits]
-    return min(found)[2] if found else None
-
-
-def _edits(a: str, b: str, most: int) -> int:
-    """How many edits turn ``a`` into ``b`` (a letter inserted, deleted or changed, or two neighbours swapped), or
-    ``most + 1`` once more than ``most``."""
-    previous, current = None, list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        before, previous, current = previous, current, [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], before[j - 2] + 1)
-        if min(current) > most:
-            return most + 1
-    return current[len(b)]
 
 
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,

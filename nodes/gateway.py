@@ -48,12 +48,12 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, respelled, spelled_out, tells,
+from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
                             things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, name_filters, nameless, parse, unsigned
-from nodes.spelling import Guesses, dictionary, guesses, rewritten, settled
+from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS

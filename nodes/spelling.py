@@ -1,6 +1,7 @@
 """How a question's words are spelled: a word of a concept no dictionary holds ("pnemonia") may be a misspelling of
 one it does ("pneumonia"), and is read so when no record the caller may search holds the word as written and some
-hold it as the dictionary spells it.
+hold it as the dictionary spells it — before the search (:func:`guesses`, :func:`settled`); and a word no record holds
+that the dictionary cannot place may still be read as the best hit spells it, after the search (:func:`respelled`).
 
 The dictionary is English as people write it (pyspellchecker's list of words with how often each is written, 160,000
 words, common diseases and drugs among them) and every word of :mod:`nodes.concepts`' tables (drugs, brands,
@@ -35,8 +36,8 @@ import string
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats
-from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept
+from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats, Hit
+from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, mentions
 from nodes.data import lexical
 
 #: The shortest word guessed at: shorter words are one edit from too many others ("gout", "goat", "glut").
@@ -153,10 +154,8 @@ def settled(analysis: Analysis, stats: CollectionStats | None,
                                       for option in analysis.concepts[i].alternatives))
         concepts[i], counts[i] = replace(analysis.concepts[i], alternatives=spelled), n
         terms += [term for term in chosen.values() if term not in terms]
-    if not meant:
-        return analysis, stats.model_copy(update={"concepts": counts}), {}
-    return (replace(analysis, terms=terms[:MAX_TERMS], concepts=concepts),
-            stats.model_copy(update={"concepts": counts}), meant)
+    read = replace(analysis, terms=terms[:MAX_TERMS], concepts=concepts) if meant else analysis
+    return read, stats.model_copy(update={"concepts": counts}), meant
 
 
 def _written(text: str, term: str) -> str:
@@ -174,3 +173,72 @@ def rewritten(question: str, meant: dict[str, str]) -> str:
         return word[:1].upper() + word[1:] if match.group(0)[:1].isupper() else word
 
     return re.sub(r"\b(?:" + "|".join(map(re.escape, meant)) + r")\b", spell, question, flags=re.IGNORECASE)
+
+
+#: A word no record holds is taken for a misspelling of one the best hit holds at most this many edits away (a letter
+#: added, dropped, changed, or two swapped; the first letter kept), by its length: "hypertenion" is "hypertension".
+RESPELL_EDITS = ((5, 1), (9, 2))
+
+
+def respelled(analysis: Analysis, stats: CollectionStats | None, hits: list[Hit]) -> tuple[Analysis, CollectionStats] | None:
+    """The analysis and counts of a question whose concepts no record mentions only as they are misspelled: each
+    word of such a concept whose term no record the caller may search holds (its count, :attr:`CollectionStats.df`,
+    is 0) is read as the nearest word of the best of ``hits`` within :data:`RESPELL_EDITS` (held by most hits, then
+    alphabetically, for a tie; never a word of a patient's name: "mania" is not "Maria"), and a concept so read that
+    the best hit mentions counts as mentioned by the hits that do — the search found what the question meant.
+    ``None`` when nothing is so read: a concept no record mentions in any spelling near the question's, or only
+    passages below the best, stays absent."""
+    if stats is None or len(stats.concepts) != len(analysis.concepts) or not hits:
+        return None
+    unknown = {term for term, n in stats.df.items() if n == 0 and "|" not in term}
+    if not unknown or not any(n == 0 for n in stats.concepts):
+        return None
+    texts = [hit.text for hit in hits]
+    named = {word for hit in hits if hit.patient for word in lexical.words(hit.patient)}
+    best = dict.fromkeys(set(lexical.words(texts[0])) - named, 0)  # the best hit's words, by how many hits hold each
+    for text in texts:
+        for word in best.keys() & set(lexical.words(text)):
+            best[word] += 1
+    concepts, counts, terms = list(analysis.concepts), list(stats.concepts), list(analysis.terms)
+    for i, (concept, n) in enumerate(zip(analysis.concepts, stats.concepts)):
+        if n:
+            continue
+        read = {}
+        for word in lexical.words(concept.text):
+            said = lexical.terms(word)
+            if len(said) == 1 and said[0] in unknown and (near := _nearest(word, best)) and (meant := lexical.terms(near)):
+                read[said[0]] = meant[0]
+        alternatives = tuple(tuple(read.get(term, term) for term in option) for option in concept.alternatives)
+        candidate = replace(concept, alternatives=tuple(dict.fromkeys(alternatives))[:MAX_ALTERNATIVES])
+        if read and mentions(texts[0], [candidate]):  # the search found what was meant, not only a passage near it
+            concepts[i], counts[i] = candidate, sum(mentions(text, [candidate]) for text in texts)
+            terms += [meant for meant in read.values() if meant not in terms]
+    if concepts == analysis.concepts:
+        return None
+    return (replace(analysis, terms=terms[:MAX_TERMS], concepts=concepts),
+            stats.model_copy(update={"concepts": counts}))
+
+
+def _nearest(word: str, held: dict[str, int]) -> str | None:
+    """The word of ``held`` nearest ``word`` within :data:`RESPELL_EDITS`, with the same first letter (held by most
+    hits, then alphabetically), or ``None``."""
+    edits = max((n for length, n in RESPELL_EDITS if len(word) >= length), default=0)
+    found = [(distance, -count, other) for other, count in held.items()
+             if other[:1] == word[:1] and abs(len(other) - len(word)) <= edits and other != word
+             and (distance := _edits(word, other, edits)) <= edits]
+    return min(found)[2] if found else None
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """How many edits turn ``a`` into ``b`` (a letter inserted, deleted or changed, or two neighbours swapped), or
+    ``most + 1`` once more than ``most``."""
+    previous, current = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        before, previous, current = previous, current, [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > most:
+            return most + 1
+    return current[len(b)]

@@ -7,7 +7,8 @@ import pytest
 from bus.client import ask
 from bus.messages import CollectionStats, Hit
 from bus.asking import AskRequest
-from nodes.concepts import analyse, grounding, respelled
+from nodes.concepts import analyse, grounding
+from nodes.spelling import respelled
 from summarizer.answer import is_insufficient
 
 #: Conditions no demo record mentions (each checked against the corpus below); the last two ask for patients with
