@@ -417,21 +417,24 @@ def _read(question: str) -> str:
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
-    """What an extractive answer that names patients leans on (reference texts: nothing, they are quoted as they
-    read): the passages that say something the question asks about, as it asks it (:func:`nodes.concepts.tells`:
-    "Which patients are on warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do
-    not have diabetes?" by "no history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and
-    those their organization withholds (no text to judge).
-    When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none
-    mentions it at all, only the named patients' records may say it otherwise, in a sentence holding a word of it
-    and as similar to the question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink
-    alcohol?"). A question asking for a
-    kind by name ("What *imaging* was done for headache?", "Which *antibiotics* …") is answered only from what
-    says it or one of its members — headaches are not imaging. A sentence saying more of what is asked weighs
-    more (:func:`nodes.concepts.weighing`)."""
-    if not focal(analysis) or not answer.hits or not answer.hits[0].patient:
+    """What an extractive answer that names patients leans on (a reference text is quoted as it reads, from where it
+    mentions what its best passage mentions of what is asked: :attr:`summarizer.answer.Focus.says`): the passages that
+    say something the question asks about, as it asks it (:func:`nodes.concepts.tells`: "Which patients are on
+    warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do not have diabetes?" by "no
+    history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and those their organization
+    withholds (no text to judge).
+    When some passage mentions what is asked but none says it as asked, there is nothing to quote; when none mentions
+    it at all, only the named patients' records may say it otherwise, in a sentence holding a word of it and as
+    similar to the question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink
+    alcohol?"). A question asking for a kind by name ("What *imaging* was done for headache?", "Which *antibiotics*
+    …") is answered only from what says it or one of its members — headaches are not imaging. A sentence saying more
+    of what is asked weighs more (:func:`nodes.concepts.weighing`)."""
+    if not focal(analysis) or not answer.hits:
         return Focus()
     groups = asked(analysis)
+    if not answer.hits[0].patient:  # a reference text, quoted from where it mentions what its best passage mentions
+        things = [[analysis.concepts[i] for i in group] for group in groups]
+        return Focus(says=lambda text: frozenset(g for g, concepts in enumerate(things) if mentions(text, concepts)))
     about = [i for group in groups for i in group]
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None

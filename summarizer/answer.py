@@ -70,6 +70,9 @@ class Focus:
         told: some of ``passages`` say what is asked as it is asked (the gateway's :func:`nodes.concepts.tells`), so
             they are evidence by their words, however little the rest of them resembles the question (no floor on
             the best passage's similarity: :meth:`summarizer.answers.Answerer.floor`).
+        says: which of the things the question asks about a text mentions (their places), for a reference text
+            quoted whole: its record is quoted from the first passage mentioning all the best hit mentions, or from
+            the best hit when it mentions none (:func:`from_best_source`); ``None``: from its start.
     """
 
     passages: Collection[int] | None = None
@@ -79,6 +82,7 @@ class Focus:
     floor: float = MIN_SENTENCE_SCORE
     near: Callable[[str], bool] | None = None
     told: bool = False
+    says: Callable[[str], frozenset[int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -125,15 +129,23 @@ def quotes_whole_record(hits: Sequence[Hit]) -> bool:
 
 
 def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES,
-                     decisive: Callable[[list[str]], np.ndarray] | None = None) -> list[CitedSentence]:
-    """The sentences of the best hit's record, as it reads: each of its passages among ``hits`` in the record's
-    order, each sentence in order — what evidence that is about no patient (a reference text) answers with.
-    ``hits`` may end with the rest of that record (:attr:`bus.asking.Answer.context`). With ``decisive`` (each
+                     decisive: Callable[[list[str]], np.ndarray] | None = None,
+                     says: Callable[[str], frozenset[int]] | None = None) -> list[CitedSentence]:
+    """The sentences of the best hit's record, as it reads: each of its passages among ``hits`` in the record's order,
+    each sentence in order — what evidence that is about no patient (a reference text) answers with. ``hits`` may
+    end with the rest of that record (:attr:`bus.asking.Answer.context`). With ``says`` (which of the things asked a
+    text mentions) the record is read from its first passage mentioning all the best hit mentions, or from the best
+    hit when it mentions none: a record that names what is asked only in passing is not quoted from its start ("Is
+    tinnitus curable?" is not answered by what a record on Whipple disease opens with). With ``decisive`` (each
     sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
     similar, still in the record's order: what decides the question, not the record's background and methods."""
-    best = record_of(hits[0])
-    sources = sorted((n for n, hit in enumerate(hits, 1) if record_of(hit) == best and not hit.withheld),
+    best = (hits[0].path, record_of(hits[0]))  # another leaf's record of the same id is another record
+    sources = sorted((n for n, hit in enumerate(hits, 1) if (hit.path, record_of(hit)) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
+    if says is not None:  # the best hit (1) is among the sources: at the latest, the record is read from it
+        wanted = says(texts[0])
+        start = next(i for i, n in enumerate(sources) if (says(texts[n - 1]) >= wanted if wanted else n == 1))
+        sources = sources[start:]
     said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
     if decisive is not None and said:
         similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
@@ -157,7 +169,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
         def similarity(said: list[str]) -> np.ndarray:
             return np.asarray(embed(said), dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32)
 
-        return from_best_source(hits, texts, decisive=similarity if kinds.asks_whether(question) else None)
+        return from_best_source(hits, texts, decisive=similarity if kinds.asks_whether(question) else None,
+                                says=focus.says)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    if focus.passages is None or n in focus.passages
                                    for said in quotable(text, hit.patient)]

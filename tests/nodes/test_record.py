@@ -89,6 +89,28 @@ async def test_an_answer_from_a_reference_text_quotes_its_whole_record(tmp_path,
     assert plain.context == [] and plain.answer is None, "no answer asked, no record fetched"
 
 
+async def test_a_record_naming_what_is_asked_only_in_passing_is_quoted_from_where_it_names_it(tmp_path, nats_server,
+                                                                                             embedder):
+    spec = write(tmp_path)
+    async with launched(spec, nats_server.url, processes=False, verbose=False,
+                        embedder_factory=lambda: embedder) as running:
+        nc = await connect(running.url, "record-test")
+        try:
+            stones = await ask(nc, AskRequest(question="What is the link between gout and kidney stones?", k=3,
+                                              summarize="extractive"))
+            gout = await ask(nc, AskRequest(question="What is gout?", k=3, summarize="extractive"))
+        finally:
+            await nc.drain()
+    assert record_of(stones.hits[0]) == "gout" and check(stones.answer, stones.cited()) == [], stones.answer
+    assert "Kidney stones may form as well." in stones.answer, stones.answer
+    assert "Gout is a form of arthritis" not in stones.answer, \
+        "the gout handout names kidney stones only in its last passage: what it opens with does not answer"
+    assert gout.answer.startswith("What is gout? [1] Gout is a form of arthritis"), \
+        "a record about what is asked is quoted from its start"
+    assert "Kidney stones may form as well." in gout.answer and "Gout diet sheet" not in gout.answer, \
+        "the best hit's record, whole, and not another organization's record of the same id"
+
+
 def test_a_record_query_names_records_and_only_it_does():
     vector = b"\x00\x00\x80\x3f" + b"\x00" * 12  # the unit vector (1, 0, 0, 0)
     gout = [RecordRef(path="clinic_a.handouts", id="gout")]
