@@ -43,7 +43,7 @@ from bus.budget import Budget
 from bus.errors import ExpiredError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
-from bus.messages import FETCH_K, MAX_PASSAGES_NAMED, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
+from bus.messages import FETCH_K, MAX_CONCEPTS, MAX_PASSAGES_NAMED, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
 from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
@@ -165,9 +165,9 @@ class Gateway(NodeService):
         outcomes = await self._scatter(request, query, k, budget, trace, why)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, trace, (time.monotonic() - started) * 1000.0)
-        answer.read_as = meant
         # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
-        analysis, stats = respelled(analysis, stats, answer.hits) or (analysis, stats)
+        analysis, stats, later = respelled(analysis, stats, answer.hits) or (analysis, stats, {})
+        answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
         if answer.closest:

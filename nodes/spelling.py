@@ -180,14 +180,16 @@ def rewritten(question: str, meant: dict[str, str]) -> str:
 RESPELL_EDITS = ((5, 1), (9, 2))
 
 
-def respelled(analysis: Analysis, stats: CollectionStats | None, hits: list[Hit]) -> tuple[Analysis, CollectionStats] | None:
+def respelled(analysis: Analysis, stats: CollectionStats | None,
+              hits: list[Hit]) -> tuple[Analysis, CollectionStats, dict[str, str]] | None:
     """The analysis and counts of a question whose concepts no record mentions only as they are misspelled: each
     word of such a concept whose term no record the caller may search holds (its count, :attr:`CollectionStats.df`,
     is 0) is read as the nearest word of the best of ``hits`` within :data:`RESPELL_EDITS` (held by most hits, then
     alphabetically, for a tie; never a word of a patient's name: "mania" is not "Maria"), and a concept so read that
     the best hit mentions counts as mentioned by the hits that do — the search found what the question meant.
     ``None`` when nothing is so read: a concept no record mentions in any spelling near the question's, or only
-    passages below the best, stays absent."""
+    passages below the best, stays absent. Beside them, how each word so read was read (as :attr:`bus.asking.Answer.
+    read_as` tells the asker: "metfromin" → "metformin")."""
     if stats is None or len(stats.concepts) != len(analysis.concepts) or not hits:
         return None
     unknown = {term for term, n in stats.df.items() if n == 0 and "|" not in term}
@@ -200,23 +202,25 @@ def respelled(analysis: Analysis, stats: CollectionStats | None, hits: list[Hit]
         for word in best.keys() & set(lexical.words(text)):
             best[word] += 1
     concepts, counts, terms = list(analysis.concepts), list(stats.concepts), list(analysis.terms)
+    words: dict[str, str] = {}
     for i, (concept, n) in enumerate(zip(analysis.concepts, stats.concepts)):
         if n:
             continue
-        read = {}
+        read, spelled = {}, {}
         for word in lexical.words(concept.text):
             said = lexical.terms(word)
             if len(said) == 1 and said[0] in unknown and (near := _nearest(word, best)) and (meant := lexical.terms(near)):
-                read[said[0]] = meant[0]
+                read[said[0]], spelled[word] = meant[0], near
         alternatives = tuple(tuple(read.get(term, term) for term in option) for option in concept.alternatives)
         candidate = replace(concept, alternatives=tuple(dict.fromkeys(alternatives))[:MAX_ALTERNATIVES])
         if read and mentions(texts[0], [candidate]):  # the search found what was meant, not only a passage near it
             concepts[i], counts[i] = candidate, sum(mentions(text, [candidate]) for text in texts)
             terms += [meant for meant in read.values() if meant not in terms]
+            words.update(spelled)
     if concepts == analysis.concepts:
         return None
     return (replace(analysis, terms=terms[:MAX_TERMS], concepts=concepts),
-            stats.model_copy(update={"concepts": counts}))
+            stats.model_copy(update={"concepts": counts}), words)
 
 
 def _nearest(word: str, held: dict[str, int]) -> str | None:

@@ -122,8 +122,9 @@ def test_a_misspelled_concept_the_best_hit_mentions_as_the_records_spell_it_is_m
     analysis = analyse("Which patients have hypertenion?")
     unknown = CollectionStats(docs=9, df={term: 0 for term in analysis.terms}, concepts=[0])
     hits = [_hit("History of hypertension, on lisinopril."), _hit("Asthma."), _hit("Hypertension, well controlled.")]
-    read, counted = respelled(analysis, unknown, hits)
+    read, counted, words = respelled(analysis, unknown, hits)
     assert grounding(read, counted) == ([], False) and counted.concepts == [2], "mentioned by the two hits that say it"
+    assert words == {"hypertenion": "hypertension"}, "how it was read, for the asker"
     assert respelled(analysis, unknown, hits[1:2] + hits[:1]) is None, "only a passage below the best: still absent"
     spelled = CollectionStats(docs=9, df={term: 3 for term in analysis.terms}, concepts=[0])
     assert respelled(analysis, spelled, hits) is None, "a word some record holds is how the question means it"
@@ -139,6 +140,7 @@ async def test_a_misspelled_drug_is_answered_from_the_records_that_name_it(demo_
     answer = await ask(nc, AskRequest(question="Which patients take metfromin?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and not answer.closest and answer.absent == []
     assert "metformin" in answer.answer, answer.answer
+    assert answer.read_as == {"metfromin": "metformin"}, "the asker is told how the question was read"
 
 
 def test_the_absent_conditions_are_absent_from_the_demo_corpus(demo_dir):
