@@ -57,7 +57,7 @@ from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, s
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_record, record_of, sufficient
+from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import kind_of
 from summarizer.sentences import quotable
@@ -237,9 +237,9 @@ class Gateway(NodeService):
         best, headers = hits[0], request.headers or {}
         if best.org not in self.orgs or (h.AUTHORIZATION in headers and h.RECORD_PROOF not in headers):
             return []  # not an organization of this gateway's, or a client that sent no proof for it
-        record = record_of(best)
+        path, record = record_key(best)
         asked = Query(question=query.question, embedding=query.embedding, model=query.model, want="record",
-                      records=[RecordRef(path=best.path, id=record)], k=RECORD_PASSAGES, fetch_k=RECORD_PASSAGES,
+                      records=[RecordRef(path=path, id=record)], k=RECORD_PASSAGES, fetch_k=RECORD_PASSAGES,
                       collapse=False)
         # every organization is asked, as in the other passes, so that each spends the caller's proof for it: one
         # that received it could otherwise ask another organization for records with it
@@ -251,8 +251,8 @@ class Gateway(NodeService):
         holder = next(outcome for outcome in outcomes if path_of(outcome.subject) == best.org)
         self.counters[f"records.{holder.status}"] += 1
         have = {(hit.path, hit.id) for hit in hits}
-        rest = [hit for hit in (holder.result.hits if holder.result else []) if hit.path == best.path
-                and record_of(hit) == record and not hit.withheld and (hit.path, hit.id) not in have]
+        rest = [hit for hit in (holder.result.hits if holder.result else []) if record_key(hit) == (path, record)
+                and not hit.withheld and (hit.path, hit.id) not in have]
         return sorted(rest, key=lambda hit: (passage_number(hit.id), hit.id))
 
     async def _stored_sentences(self, request, hits: list[Hit], query: Query, budget: Budget,

@@ -116,6 +116,12 @@ def record_of(hit: Hit) -> str:
     return str(hit.metadata.get("record_id") or record_of_passage(hit.id))
 
 
+def record_key(hit: Hit) -> tuple[str, str]:
+    """The record a hit's passage was cut from, with the leaf holding it: another leaf's record of the same id is
+    another record."""
+    return hit.path, record_of(hit)
+
+
 def passage_number(passage_id: str) -> int:
     """Where a passage stands in its record: ``<record>#<n>`` is its ``n``-th (0 for an id without a number)."""
     numbered = _NUMBERED.search(passage_id)
@@ -139,12 +145,12 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     tinnitus curable?" is not answered by what a record on Whipple disease opens with). With ``decisive`` (each
     sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
     similar, still in the record's order: what decides the question, not the record's background and methods."""
-    best = (hits[0].path, record_of(hits[0]))  # another leaf's record of the same id is another record
-    sources = sorted((n for n, hit in enumerate(hits, 1) if (hit.path, record_of(hit)) == best and not hit.withheld),
+    best = record_key(hits[0])
+    sources = sorted((n for n, hit in enumerate(hits, 1) if record_key(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
     if says is not None:  # the best hit (1) is among the sources: at the latest, the record is read from it
         wanted = says(texts[0])
-        start = next(i for i, n in enumerate(sources) if (says(texts[n - 1]) >= wanted if wanted else n == 1))
+        start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(1)
         sources = sources[start:]
     said = [CitedSentence(text, n, None, 0.0) for n in sources for text in quotable(texts[n - 1], None)]
     if decisive is not None and said:
