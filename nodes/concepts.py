@@ -257,6 +257,8 @@ KINDS = [
 DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
            ("mission", "mitted"), ("ification", "ified")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+#: What joins two words into one without spaces: a hyphen or a dash ("end-stage", "Charcot-Marie-Tooth").
+HYPHENS = frozenset("-\u2010\u2011\u2012\u2013")
 
 
 def _derived(word: str) -> list[str]:
@@ -394,8 +396,10 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
     by each synonym (member), and each of those
     without its qualifiers (:data:`QUALIFIERS`: a record of a "total knee arthroplasty" answers a question
     about an "elective total knee arthroplasty"), ``plain`` (the terms without the words after them that say
-    what was done: "levetiracetam" of "levetiracetam titrated") if given, and the ``derived`` ones (a word
-    replaced by one :data:`DERIVED` makes of it)."""
+    what was done: "levetiracetam" of "levetiracetam titrated") if given, the ``derived`` ones (a word
+    replaced by one :data:`DERIVED` makes of it), and each without the words that say what kind of thing it names
+    (:data:`GENERIC`) where two that say which remain: a record of "Aicardi-Goutieres syndrome" answers a question
+    about "Aicardi-Goutieres Syndrome Disorder", one of a kidney stone no question about "kidney disease"."""
     found = [terms]
     for size in range(len(terms), 0, -1):
         for start in range(len(terms) - size + 1):
@@ -404,6 +408,8 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
     found += [plain] if plain else []
     found += [option for option in derived if option != terms]
     found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
+    found += [kept for option in list(found) if len(kept := tuple(term for term in option if term not in _GENERIC)) < len(option)
+              and len(set(kept) - _QUALIFIERS) > 1]
     return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
 
 
@@ -533,21 +539,33 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
-            concepts.append(Concept(" ".join(run), _alternatives(terms[:8], plain[:8], derived)))
+            concepts.append(Concept("".join(joints[n] + word for n, word in enumerate(run)).strip(),
+                                    _alternatives(terms[:8], plain[:8], derived)))
         run.clear()
+        joints.clear()
 
     end = 0
     before = ""
+    kept = False  # whether the word before is the run's last
+    joints: list[str] = []  # what joins each word of the run to the one before: a space or a hyphen
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
         base = folded[:-2] if folded.endswith("'s") else folded
-        if not text[end:match.start()].isspace() and end:  # punctuation between words ends a concept
+        gap = text[end:match.start()]
+        # "end-stage", "beta-blocker": one word, whatever its parts say elsewhere ("stage"), but for a connective
+        # ("flu-like" names flu)
+        hyphen = kept and gap in HYPHENS and base not in BETWEEN and base not in lexical.STOP_WORDS
+        if not gap.isspace() and end and not hyphen:  # punctuation between words ends a concept
             close()
-        if base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS or (before == "how" and base in HOW):
+        if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
+                           or (before == "how" and base in HOW)):
             close()
+            kept = False
         else:
+            joints.append(gap if hyphen else " ")
             run.append(word)
+            kept = True
         end = match.end()
         before = base
     close()
@@ -623,7 +641,8 @@ def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], t
 
 #: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
 GENERIC = frozenset("disease diseases disorder disorders syndrome syndromes condition conditions problem problems".split())
-_PLAIN = frozenset(_stems(" ".join(GENERIC))) | _QUALIFIERS
+_GENERIC = frozenset(_stems(" ".join(GENERIC)))
+_PLAIN = _GENERIC | _QUALIFIERS
 
 
 def touches(text: str, concepts: list[Concept]) -> bool:

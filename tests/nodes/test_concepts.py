@@ -189,6 +189,39 @@ def test_a_passage_mentions_what_a_question_is_about_in_its_words():
     assert mentions("Initial troponin was 951 ng/L and rose.", troponin), "a value word qualifies, as 'acute' does"
 
 
+def test_a_hyphenated_word_is_one_word_of_a_concept():
+    from nodes.concepts import focal, mentions
+
+    assert concepts("Which patients are on beta-blockers?") == ["beta-blockers"]
+    assert mentions("Metoprolol succinate 50 mg daily.", focal(analyse("Which patients are on beta-blockers?"))), \
+        "a member of the kind mentions it"
+    esrd = focal(analyse("Which patients have end-stage renal disease?"))
+    assert [c.text for c in esrd] == ["end-stage renal disease"], "a word the question asks with elsewhere ('stage')"
+    assert mentions("ESRD on hemodialysis three times weekly.", esrd), "its abbreviation"
+    assert not mentions("Chronic kidney disease stage 3a; renal function stable.", esrd), "nor a renal disease"
+    assert concepts("Which patients had post-traumatic stress disorder?") == ["post-traumatic stress disorder"]
+    assert concepts("Which patients had flu-like symptoms?") == ["flu"], "a connective after a hyphen still ends it"
+    assert concepts("Lice - Head Lice") == ["Lice", "Head Lice"], "a dash between spaces is no hyphen"
+
+
+def test_a_record_need_not_say_what_kind_of_thing_a_concept_names_when_its_name_is_enough():
+    from nodes.concepts import focal, mentions
+
+    ags = focal(analyse("What is the outlook for Aicardi-Goutieres Syndrome Disorder ?"))
+    assert mentions("Aicardi-Goutieres syndrome (AGS) is an inherited encephalopathy.", ags)
+    assert not mentions("Aicardi described a different encephalopathy.", ags)
+    assert not mentions("Recurrent kidney stones, no other history.", focal(analyse("Who has kidney disease?"))), \
+        "one word would be left to say which: 'kidney'"
+    assert not mentions("Worsening depression, major stressors at work.",
+                        focal(analyse("Who has major depressive disorder?"))), "nor when what is left qualifies"
+
+
+async def test_a_hyphenated_drug_kind_is_answered_from_its_members(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Which patients are on beta-blockers?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and not is_insufficient(answer.answer), answer.answer
+    assert "metoprolol" in answer.answer.lower() or "carvedilol" in answer.answer.lower(), answer.answer
+
+
 async def test_an_answer_naming_patients_quotes_the_passages_that_say_what_was_asked(demo_federation, nc):
     from nodes.concepts import focal, mentions
     from summarizer.answer import _CITED
