@@ -103,14 +103,23 @@ SYNONYMS = [
     ["coronary artery disease", "coronary disease"],
     ["altered mental status", "confusion"],
     ["benign prostatic hyperplasia", "enlarged prostate"],
-    ["hyperlipidemia", "dyslipidemia"],
+    ["hyperlipidemia", "dyslipidemia", "hypercholesterolemia", "high cholesterol"],
     ["alcohol", "ethanol"],
     ["fast heart rate", "tachycardia"],
     ["slow heart rate", "bradycardia"],
     ["fever", "pyrexia", "febrile"],
-    ["underactive thyroid", "hypothyroidism"],
+    ["underactive thyroid", "hypothyroidism", "low thyroid"],
     ["overactive thyroid", "hyperthyroidism"],
     ["smoking", "smoker", "tobacco", "cigarettes"],
+    # what patients call a finding (a consumer health vocabulary's), written as a whole: "low" is part of the name
+    ["low potassium", "hypokalemia"],
+    ["high potassium", "hyperkalemia"],
+    ["low sodium", "hyponatremia"],
+    ["high sodium", "hypernatremia"],
+    ["low blood sugar", "hypoglycemia"],
+    ["high blood sugar", "hyperglycemia"],
+    ["low blood pressure", "hypotension"],
+    ["fainting", "syncope"],
 ]
 #: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
 #: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
@@ -379,6 +388,8 @@ for _short, _long in [*ABBREVIATIONS.items(), *BRANDS.items()]:  # it joins each
         _NAMING[_stems(_long)] = [_GROUPS[-1]]
     for _group in _NAMING[_stems(_long)]:
         _group.append(_short)
+#: Each synonym's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every potassium).
+_NAMES = frozenset(_stems(phrase) for group in SYNONYMS for phrase in group)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
@@ -702,7 +713,7 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
     """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (with
     the alternative, whose specifier the text must also write as one: :func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
-                 if (need := frozenset(lexical.held_terms(option)) - _CONTEXT))
+                 if (need := frozenset(lexical.held_terms(option)) - (frozenset() if option in _NAMES else _CONTEXT)))
 
 
 def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | None]]:

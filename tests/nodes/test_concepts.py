@@ -216,6 +216,24 @@ def test_a_record_need_not_say_what_kind_of_thing_a_concept_names_when_its_name_
                         focal(analyse("Who has major depressive disorder?"))), "nor when what is left qualifies"
 
 
+def test_what_patients_call_a_finding_is_its_name_whole():
+    from nodes.concepts import focal, mentions
+
+    low = focal(analyse("Which patients have low potassium?"))
+    assert mentions("Hypokalemia, repleted with oral potassium.", low)
+    assert not mentions("Potassium 4.1, creatinine 1.0.", low), "'low' is part of the name, not context"
+    assert mentions("PAST MEDICAL HISTORY: Hyperlipidemia on atorvastatin.", focal(analyse("Who has high cholesterol?")))
+    assert not mentions("Blood pressure 118/76 at rest.", focal(analyse("Which patients have high blood pressure?")))
+
+
+async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_refused(demo_federation, nc):
+    potassium = await ask(nc, AskRequest(question="Which patients have low potassium?", summarize="extractive"))
+    assert potassium.answer_info.status == "successful" and "hypokalemia" in potassium.answer.lower(), potassium.answer
+    sugar = await ask(nc, AskRequest(question="Which patients had low blood sugar?", summarize="extractive"))
+    assert is_insufficient(sugar.answer) and "low blood sugar" in sugar.answer, \
+        f"no demo record says hypoglycemia; poorly controlled glucose is not an answer: {sugar.answer}"
+
+
 async def test_a_hyphenated_drug_kind_is_answered_from_its_members(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Which patients are on beta-blockers?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and not is_insufficient(answer.answer), answer.answer
