@@ -550,15 +550,12 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
-            concepts.append(Concept("".join(joints[n] + word for n, word in enumerate(run)).strip(),
-                                    _alternatives(terms[:8], plain[:8], derived)))
+            # as written, spaces made one: its words are joined by spaces or hyphens only
+            concepts.append(Concept(" ".join(text[first:end].split()), _alternatives(terms[:8], plain[:8], derived)))
         run.clear()
-        joints.clear()
 
-    end = 0
+    end = first = 0
     before = ""
-    kept = False  # whether the word before is the run's last
-    joints: list[str] = []  # what joins each word of the run to the one before: a space or a hyphen
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
@@ -566,17 +563,15 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         gap = text[end:match.start()]
         # "end-stage", "beta-blocker": one word, whatever its parts say elsewhere ("stage"), but for a connective
         # ("flu-like" names flu)
-        hyphen = kept and gap in HYPHENS and base not in BETWEEN and base not in lexical.STOP_WORDS
+        hyphen = bool(run) and gap in HYPHENS and base not in BETWEEN and base not in lexical.STOP_WORDS
         if not gap.isspace() and end and not hyphen:  # punctuation between words ends a concept
             close()
         if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
                            or (before == "how" and base in HOW)):
             close()
-            kept = False
         else:
-            joints.append(gap if hyphen else " ")
+            first = first if run else match.start()
             run.append(word)
-            kept = True
         end = match.end()
         before = base
     close()
@@ -710,8 +705,9 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ..
 
 @functools.lru_cache(maxsize=1_024)
 def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
-    """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (with
-    the alternative, whose specifier the text must also write as one: :func:`nodes.data.lexical.written_together`)."""
+    """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (all
+    of a synonym's: :data:`_NAMES`), with the alternative, whose specifier the text must also write as one
+    (:func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
                  if (need := frozenset(lexical.held_terms(option)) - (frozenset() if option in _NAMES else _CONTEXT)))
 
