@@ -220,7 +220,7 @@ def test_what_patients_call_a_finding_is_its_name_whole():
     from nodes.concepts import focal, mentions
 
     low = focal(analyse("Which patients have low potassium?"))
-    assert mentions("Hypokalemia, repleted with oral potassium.", low)
+    assert mentions("Hypokalemia, repleted overnight.", low)
     assert not mentions("Potassium 4.1, creatinine 1.0.", low), "'low' is part of the name, not context"
     assert mentions("PAST MEDICAL HISTORY: Hyperlipidemia on atorvastatin.", focal(analyse("Who has high cholesterol?")))
     assert not mentions("Blood pressure 118/76 at rest.", focal(analyse("Which patients have high blood pressure?")))
