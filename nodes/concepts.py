@@ -4,7 +4,7 @@ A question's *terms* are its words as :func:`nodes.data.lexical.terms` counts th
 Its *concepts* are the things it names — a condition, a drug, a procedure, a finding: runs of words the
 question does not use merely to ask ("which patients have", "what are the treatments for", "with",
 "or", ...), without the patients it names (the name filter handles those) and without numbers (a dose
-is not the drug). "Which patients have heavy alcohol use with liver disease or pancreatitis?" names
+is not the drug; a word that starts with a letter and holds digits is a name: "DM2", "BRCA1"). "Which patients have heavy alcohol use with liver disease or pancreatitis?" names
 three: *heavy alcohol use*, *liver disease*, *pancreatitis*.
 
 A passage *mentions* a concept if it holds every term of it — its qualifiers ("elective", "chronic",
@@ -134,6 +134,7 @@ ABBREVIATIONS = {
     "sob": "shortness of breath", "ards": "acute respiratory distress syndrome", "pna": "pneumonia", "tb": "tuberculosis",
     "uti": "urinary tract infection", "ckd": "chronic kidney disease", "aki": "acute kidney injury",
     "esrd": "end-stage renal disease", "dm": "diabetes", "t2dm": "type 2 diabetes", "t1dm": "type 1 diabetes",
+    "dm2": "type 2 diabetes", "dm1": "type 1 diabetes", "t2d": "type 2 diabetes", "t1d": "type 1 diabetes",
     "dka": "diabetic ketoacidosis", "hld": "hyperlipidemia", "gerd": "gastroesophageal reflux", "gi": "gastrointestinal",
     "ibd": "inflammatory bowel disease", "ibs": "irritable bowel syndrome", "uc": "ulcerative colitis",
     "bph": "benign prostatic hyperplasia", "ra": "rheumatoid arthritis", "oa": "osteoarthritis",
@@ -525,8 +526,11 @@ def _once(concepts: list[Concept]) -> list[Concept]:
     return list(firsts.values())
 
 
-#: An identifier a record carries ("P0072", "MRN10442"): a thing asked about, though it holds digits (a dose does not).
-_IDENTIFIER = re.compile(r"[A-Za-z]{1,4}\d{3,}")
+#: A word that holds digits and still names a thing asked about: it starts with a letter — an identifier a record
+#: carries ("P0072", "MRN10442"), an abbreviation, gene, vitamin or strain ("DM2", "T2DM", "BRCA1", "B12", "H1N1") —
+#: but is not how often a dose is given ("q6h", "x2"). A word starting with a digit is a dose or a count ("500mg",
+#: "3rd"), not the drug or the thing counted.
+_NAMING_DIGITS = re.compile(r"(?![qx]\d)[^\W\d_][^\W_]*\d[^\W_]*", re.IGNORECASE)
 
 
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
@@ -538,7 +542,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     run: list[str] = []
 
     def close() -> None:
-        words = [w for w in run if (not any(c.isdigit() for c in w) or _IDENTIFIER.fullmatch(w)) and len(w) > 1
+        words = [w for w in run if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w)) and len(w) > 1
                  and w.casefold() not in NUMBER_WORDS]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word

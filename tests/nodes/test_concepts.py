@@ -450,6 +450,21 @@ def test_clinicians_shorthand_is_read_in_words_and_an_identifier_is_a_thing_aske
     assert concepts("What medications is patient P0072 on?") == ["P0072"], "an identifier, though it holds digits"
 
 
+def test_a_word_that_starts_with_a_letter_and_holds_digits_is_part_of_what_is_asked():
+    """"Which patients have DM2?" had no concept ("DM2" holds a digit, read as a dose) and was answered with whatever
+    was nearest: the demo's "Patient ID: P0072" lines."""
+    [dm2] = analyse("Which patients have DM2?").concepts
+    assert dm2.alternatives[:2] == (("dm2",), ("type", "2", "diabet")), "and an abbreviation of type 2 diabetes"
+    assert [c.alternatives[0] for c in analyse("Which BRCA1 carriers have p53 alterations?").concepts] == \
+        [("brca1", "carrier"), ("p53", "alter")]
+    assert concepts("What are the symptoms of H1N1 flu?") == ["H1N1 flu"]
+    assert [c.alternatives[0] for c in analyse("Who has low B12?").concepts] == [("low", "b12")]
+    # a dose, a count and how often a drug is given are not what is asked about
+    assert [c.alternatives[0] for c in analyse("Who got ceftriaxone 1g q24h x2?").concepts] == [("ceftriaxon",)]
+    assert [c.alternatives[0] for c in analyse("Who had a 3rd dose of 500mg cephalexin?").concepts] == \
+        [("dose",), ("cephalexin",)]
+
+
 async def test_a_question_in_shorthand_is_answered_as_written_out(demo_federation, nc):
     """"any pts w/ afib on eliquis?" said no record mentions "pts w"."""
     answer = await ask(nc, AskRequest(question="any pts w/ afib on eliquis?", summarize="extractive"))
@@ -467,12 +482,19 @@ async def test_an_abbreviation_is_answered_from_the_records_that_spell_it_out(de
     from nodes.concepts import tells
     from summarizer.answer import _CITED
 
-    for question in ("Which patients had an MI?", "Which patients have AKI?"):
+    for question in ("Which patients had an MI?", "Which patients have AKI?", "Which patients have DM2?"):
         analysis = analyse(question)
         answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
         quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
         assert answer.answer_info.status == "successful" and quoted, answer.answer
         assert any(tells(text, analysis, [0]) for text in quoted), answer.answer
+
+
+async def test_a_name_with_digits_no_record_holds_is_not_answered_with_a_neighbour(demo_federation, nc):
+    """"Who has low B12?" was answered with the demo's low ferritin values: "B12" was dropped as a number."""
+    answer = await ask(nc, AskRequest(question="Who has low B12?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+    assert answer.patients == [] and answer.absent == ["low B12"], answer.answer
 
 
 async def test_other_patients_records_that_do_not_say_what_was_asked_are_not_an_answer(demo_federation, nc):
