@@ -4,8 +4,9 @@ A question's *terms* are its words as :func:`nodes.data.lexical.terms` counts th
 Its *concepts* are the things it names — a condition, a drug, a procedure, a finding: runs of words the
 question does not use merely to ask ("which patients have", "what are the treatments for", "with",
 "or", ...), without the patients it names (the name filter handles those) and without numbers (a dose
-is not the drug; a word that starts with a letter and holds digits is a name: "DM2", "BRCA1"). "Which patients have heavy alcohol use with liver disease or pancreatitis?" names
-three: *heavy alcohol use*, *liver disease*, *pancreatitis*.
+is not the drug; a word that starts with a letter and holds digits is a name: "DM2", "BRCA1"). "Which
+patients have heavy alcohol use with liver disease or pancreatitis?" names three: *heavy alcohol use*,
+*liver disease*, *pancreatitis*.
 
 A passage *mentions* a concept if it holds every term of it — its qualifiers ("elective", "chronic",
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
