@@ -684,6 +684,13 @@ uncles grandmother grandmothers grandfather grandfathers grandparent grandparent
 NEGATION_REACH, UNDOING_REACH = 6, 3
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however").
 _CLAUSE = re.compile(r"[.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b", re.IGNORECASE)
+#: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
+#: "prescribed warfarin but stopped it", "...but it was discontinued", "...however, she quit" ("but stopped aspirin"
+#: undoes aspirin, not warfarin).
+_UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|was|were|has|had|have|been|since|later|then|subsequently|"
+                           r"eventually|recently)\s+)*(?:" + "|".join(sorted(UNDOING)) + r")"
+                           r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?")
+_TURNS = frozenset({"but", "however"})
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -698,13 +705,20 @@ def _held(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=2_048)
-def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...]], ...]:
-    """The clauses of ``text``: each one's words, and each word's terms."""
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool], ...]:
+    """The clauses of ``text``: each one's words, each word's terms, and whether the clause after it, turned to by
+    "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`)."""
+    pieces, start = [], 0
+    for match in _CLAUSE.finditer(text):
+        pieces.append((text[start:match.start()], match.group(0).strip().casefold()))
+        start = match.end()
+    pieces.append((text[start:], ""))
+    said = [tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(piece)) for piece, _ in pieces]
     clauses = []
-    for clause in _CLAUSE.split(text):
-        words = tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(clause or ""))
+    for n, (words, (_, turn)) in enumerate(zip(said, pieces)):
         if words:
-            clauses.append((words, tuple(_word_terms(word) for word in words)))
+            undone = turn in _TURNS and n + 1 < len(said) and bool(_UNDONE_AFTER.fullmatch(" ".join(said[n + 1])))
+            clauses.append((words, tuple(_word_terms(word) for word in words), undone))
     return tuple(clauses)
 
 
@@ -727,7 +741,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     found: set[bool | None] = set()
     if not options:
         return False, found
-    for words, stems in _clauses(text):
+    for words, stems, undone in _clauses(text):
         said: set[bool | None] = set()
         for need in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
@@ -739,6 +753,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
+                       or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                        or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
             said.add(not negated)
