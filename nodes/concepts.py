@@ -659,9 +659,11 @@ _PLAIN = _GENERIC | _QUALIFIERS
 def touches(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` holds a word of one of ``concepts`` — some of what an alternative of it says, not who, when
     or how much (:data:`CONTEXT`), nor of what kind (:data:`QUALIFIERS`, :data:`GENERIC`): "Drinks socially" touches
-    "drink alcohol"; "Shortness of breath" and "chronic kidney disease" do not touch COPD."""
+    "drink alcohol"; "Shortness of breath" and "chronic kidney disease" do not touch COPD. A word holding digits says
+    which thing it is, and must be held: "Hemoglobin was 6.1 g/dL" does not touch "hemoglobin A1c"."""
     held = _held(text)
-    return any((need - _PLAIN) & held for concept in concepts for need, _ in _needs(concept))
+    return any((need - _PLAIN) & held and {term for term in need if any(c.isdigit() for c in term)} <= held
+               for concept in concepts for need, _ in _needs(concept))
 
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of

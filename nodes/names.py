@@ -271,15 +271,22 @@ def _noun_phrases(doc) -> list[str]:
         while start > 0 and start - 1 not in taken and doc[start - 1].pos_ in _NOUNS:
             start -= 1
         taken.update(range(start, chunk.start))
-        phrases.append((start, str(doc[start:chunk.end].text)))
+        phrases.append((start, chunk.end))
     for token in doc:
         if token.i not in taken and token.pos_ in _NOUNS:
             if stray and stray[-1][1] == token.i - 1:
                 stray[-1] = (stray[-1][0], token.i)
             else:
                 stray.append((token.i, token.i))
-    phrases += [(first, str(doc[first:last + 1].text)) for first, last in stray]
-    return [text for _, text in sorted(phrases)]
+    phrases += [(first, last + 1) for first, last in stray]
+    # phrases the parse split with nothing between them are one ("hemoglobin" and "A1c" of "Donna Perez's hemoglobin A1c")
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(phrases):
+        if joined and joined[-1][1] == start:
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return [str(doc[start:end].text) for start, end in joined]
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:

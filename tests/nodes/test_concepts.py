@@ -539,6 +539,17 @@ def test_a_sentence_touches_a_concept_by_a_word_of_what_it_names():
     assert touches("Chronic obstructive lung disease.", copd)
     assert not touches("Productive cough and shortness of breath.", copd)
     assert not touches("Known history of chronic kidney disease.", copd), "a qualifier or a kind is no word of it"
+    a1c = focal(analyse("What is her hemoglobin A1c?"))
+    assert touches("Hemoglobin A1c returned at 12.8%.", a1c)
+    assert not touches("Hemoglobin was 6.1 g/dL with a low mean corpuscular volume.", a1c), "a word with digits says which"
+
+
+async def test_a_named_patients_other_test_is_not_the_one_asked_for(demo_federation, nc):
+    """"What is Donna Perez's hemoglobin A1c?" quoted "Hemoglobin was 6.1 g/dL": the parser chunked "hemoglobin" and
+    "A1c" apart, and her records' sentences of hemoglobin held a word of it."""
+    answer = await ask(nc, AskRequest(question="What is Donna Perez's hemoglobin A1c?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient" and "6.1" not in answer.answer, answer.answer
+    assert "hemoglobin A1c" in answer.answer, answer.answer
 
 
 def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written_as_one():

@@ -288,3 +288,6 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     assert asked("Which patients with asthma receive omalizumab injections?") == ["asthma", "omalizumab injections"]
     assert asked("Which patients with COPD take roflumilast?") == ["COPD", "roflumilast"]
     assert asked("Who stopped warfarin?") == ["warfarin"], "a verb before a phrase stays out of it"
+    # the small model chunks "hemoglobin" and "A1c", "a mini" and "stroke" apart: nothing between them, one phrase
+    assert asked("What is Donna Perez's hemoglobin A1c?") == ["hemoglobin A1c"]
+    assert asked("Which patients had a mini-stroke?") == ["mini-stroke"]
