@@ -55,8 +55,9 @@ mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings
 """.split())
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
-#: without it.
-_PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?:ed|ing)")
+#: without it. Not a word in -ing, which names a finding ("leg swelling", "nasal bleeding"), nor one in -eed ("brain
+#: bleed").
+_PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?<!e)ed")
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Numbers written in words: like digits, they say how many, never what ("seen at more than *one* hospital").

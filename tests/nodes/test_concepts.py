@@ -42,6 +42,9 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert drug.alternatives == (("apixaban",), ("eliqui",)), "but a drug is not every drug of its kind (its brand is it)"
     [done] = analyse("Who had levetiracetam titrated?").concepts
     assert ("levetiracetam",) in done.alternatives, "a record of the drug mentions it, however it says what was done"
+    for finding in ("Who has leg swelling?", "Which patients had a brain bleed?"):
+        [asked] = analyse(finding).concepts
+        assert len(asked.alternatives) == 1, f"a finding is no participle: not every record of the leg or brain ({asked})"
     [point] = analyse("What is the boiling point of tungsten?").concepts[:1]
     assert point.alternatives == (("boil", "point"),), "before what it qualifies, it is part of what is asked"
     [event] = analyse("Who was intubated?").concepts
