@@ -95,7 +95,7 @@ SYNONYMS = [
     ["flu", "influenza"],
     ["deep vein thrombosis", "deep venous thrombosis"],
     ["congestive heart failure", "heart failure"],
-    ["gastroesophageal reflux", "acid reflux"],
+    ["gastroesophageal reflux", "acid reflux", "heartburn"],
     ["emergency department", "emergency room"],
     ["intensive care", "critical care"],
     ["shortness of breath", "dyspnea"],
@@ -122,6 +122,10 @@ SYNONYMS = [
     ["high blood sugar", "hyperglycemia"],
     ["low blood pressure", "hypotension"],
     ["fainting", "syncope"],
+    ["mini-stroke", "transient ischemic attack"],
+    ["kidney stones", "nephrolithiasis", "renal calculi"],
+    ["blood infection", "sepsis", "bacteremia", "septicemia"],
+    ["stomach bleed", "gastrointestinal bleeding", "gastrointestinal hemorrhage"],
 ]
 #: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
 #: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
@@ -257,6 +261,10 @@ KINDS = [
     (["antihypertensive", "blood pressure medication"], "lisinopril amlodipine losartan hydrochlorothiazide "
                                                         "metoprolol valsartan"),
     (["insulin"], "glargine lispro aspart detemir degludec"),
+    (["analgesic", "painkiller", "pain reliever", "pain medication"], "acetaminophen paracetamol ibuprofen naproxen "
+                                                                      "oxycodone hydrocodone morphine tramadol"),
+    (["hypnotic", "sleeping pill", "sleep aid", "sedative"], "zolpidem eszopiclone temazepam trazodone lorazepam "
+                                                             "melatonin diphenhydramine"),
     (["imaging", "scan", "radiology"], "ct mri mra cta ultrasound sonogram echocardiogram radiograph angiogram "
                                        "angiography tomography fluoroscopy mammogram"),
     (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "

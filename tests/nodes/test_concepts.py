@@ -227,6 +227,13 @@ def test_what_patients_call_a_finding_is_its_name_whole():
     assert not mentions("Potassium 4.1, creatinine 1.0.", low), "'low' is part of the name, not context"
     assert mentions("PAST MEDICAL HISTORY: Hyperlipidemia on atorvastatin.", focal(analyse("Who has high cholesterol?")))
     assert not mentions("Blood pressure 118/76 at rest.", focal(analyse("Which patients have high blood pressure?")))
+    for lay, clinical in (("Which patients have heartburn?", "History of gastroesophageal reflux disease."),
+                          ("Who has kidney stones?", "CT showed bilateral nephrolithiasis."),
+                          ("Which patients had a blood infection?", "Urinary tract infection with sepsis."),
+                          ("Which patients had a mini-stroke?", "Transient ischemic attack in 2019."),
+                          ("Which patients take painkillers?", "Acetaminophen 650 mg as needed."),
+                          ("Which patients take sleeping pills?", "Zolpidem 5 mg at bedtime.")):
+        assert mentions(clinical, focal(analyse(lay))), lay
 
 
 async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_refused(demo_federation, nc):
