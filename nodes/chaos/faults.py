@@ -20,8 +20,8 @@ from nats.aio.msg import Msg
 from bus import codec
 from bus import headers as h
 from bus.connection import connect, drain
-from bus.errors import FedragError
-from bus.messages import Coverage, Hit, NodeReport, SearchResult
+from bus.errors import FedragError, WireError
+from bus.messages import Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import org_of, query_subject
 from nodes.chaos.invariants import IMPOSTOR_MARK, Fault
 from nodes.chaos.lab import Lab, Victims
@@ -119,7 +119,9 @@ async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) ->
                 data, headers = next(replies)
                 with contextlib.suppress(nats.errors.Error):
                     await nc.publish(msg.reply, data, headers=headers)
-                struck.set()
+                # struck once it has answered a search: a first pass's counts are summed, no organization's status
+                if _wants(msg.data) == "hits":
+                    struck.set()
 
         await nc.subscribe(query_subject(org), queue="q", cb=answer)
         await asyncio.sleep(hold_s)
@@ -131,6 +133,14 @@ async def impostor(lab: Lab, hold_s: float, faults: list[Fault], *, org: str) ->
         fault.end = time.monotonic()
     await lab.revive(victims)
     return [victims]
+
+
+def _wants(data: bytes) -> str | None:
+    """What a query asks for (``hits``, ``stats``, …), ``None`` if it is none."""
+    try:
+        return codec.decode(data, Query).want
+    except WireError:
+        return None
 
 
 def _bad_replies(org: str, others: list[str], rng: random.Random):
