@@ -693,8 +693,8 @@ uncles grandmother grandmothers grandfather grandfathers grandparent grandparent
 """.split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
-#: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however").
-_CLAUSE = re.compile(r"[.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b", re.IGNORECASE)
+#: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
+_CLAUSE = re.compile(r"([.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b)", re.IGNORECASE)
 #: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
 #: "prescribed warfarin but stopped it", "...but it was discontinued", "...however, she quit" ("but stopped aspirin"
 #: undoes aspirin, not warfarin).
@@ -719,18 +719,12 @@ def _held(text: str) -> frozenset[str]:
 def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool], ...]:
     """The clauses of ``text``: each one's words, each word's terms, and whether the clause after it, turned to by
     "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`)."""
-    pieces, start = [], 0
-    for match in _CLAUSE.finditer(text):
-        pieces.append((text[start:match.start()], match.group(0).strip().casefold()))
-        start = match.end()
-    pieces.append((text[start:], ""))
-    said = [tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(piece)) for piece, _ in pieces]
-    clauses = []
-    for n, (words, (_, turn)) in enumerate(zip(said, pieces)):
-        if words:
-            undone = turn in _TURNS and n + 1 < len(said) and bool(_UNDONE_AFTER.fullmatch(" ".join(said[n + 1])))
-            clauses.append((words, tuple(_word_terms(word) for word in words), undone))
-    return tuple(clauses)
+    parts = _CLAUSE.split(text)  # clause, what ends it, clause, ...
+    said = [tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(part)) for part in parts[::2]]
+    turns = [end.strip().casefold() in _TURNS for end in parts[1::2]]
+    return tuple((words, tuple(_word_terms(word) for word in words),
+                  turned and bool(_UNDONE_AFTER.fullmatch(" ".join(then))))
+                 for words, turned, then in zip(said, [*turns, False], [*said[1:], ()]) if words)
 
 
 @functools.lru_cache(maxsize=1_024)

@@ -260,33 +260,19 @@ _NOUNS = frozenset({"NOUN", "PROPN"})
 
 
 def _noun_phrases(doc) -> list[str]:
-    """The question's noun phrases: spaCy's noun chunks, each with the nouns right before it that the parse left
-    out of every chunk, and such nouns standing alone as phrases of their own ("receive omalizumab injections":
-    the small model attaches *omalizumab* as a preposition and chunks only *injections*)."""
-    chunks = list(doc.noun_chunks)
-    taken = {i for chunk in chunks for i in range(chunk.start, chunk.end)}
-    phrases, stray = [], []
-    for chunk in chunks:
-        start = chunk.start
-        while start > 0 and start - 1 not in taken and doc[start - 1].pos_ in _NOUNS:
-            start -= 1
-        taken.update(range(start, chunk.start))
-        phrases.append((start, chunk.end))
-    for token in doc:
-        if token.i not in taken and token.pos_ in _NOUNS:
-            if stray and stray[-1][1] == token.i - 1:
-                stray[-1] = (stray[-1][0], token.i)
-            else:
-                stray.append((token.i, token.i))
-    phrases += [(first, last + 1) for first, last in stray]
-    # phrases the parse split with nothing between them are one ("hemoglobin" and "A1c" of "Donna Perez's hemoglobin A1c")
-    joined: list[tuple[int, int]] = []
-    for start, end in sorted(phrases):
-        if joined and joined[-1][1] == start:
-            joined[-1] = (joined[-1][0], end)
+    """The question's noun phrases: spaCy's noun chunks and the nouns the parse left out of every chunk ("receive
+    omalizumab injections": the small model attaches *omalizumab* as a preposition and chunks only *injections*),
+    those with nothing between them one phrase (it chunks "Donna Perez's hemoglobin" and "A1c" apart)."""
+    chunks = [(chunk.start, chunk.end) for chunk in doc.noun_chunks]
+    taken = {i for start, end in chunks for i in range(start, end)}
+    spans = sorted(chunks + [(token.i, token.i + 1) for token in doc if token.i not in taken and token.pos_ in _NOUNS])
+    phrases: list[list[int]] = []
+    for start, end in spans:
+        if phrases and phrases[-1][1] == start:
+            phrases[-1][1] = end
         else:
-            joined.append((start, end))
-    return [str(doc[start:end].text) for start, end in joined]
+            phrases.append([start, end])
+    return [doc[start:end].text for start, end in phrases]
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:

@@ -343,7 +343,7 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
                    "Takes warfarin daily but stopped taking it last week."):
         assert not tells(undone, on, [0]), f"what 'but' turns to undoes what it follows: {undone}"
     assert tells("Takes warfarin but stopped aspirin.", on, [0]), "unless it names something else"
-    assert tells("On warfarin; however, she quit smoking.", on, [0])
+    assert tells("On warfarin, however, she quit smoking.", on, [0]), "nor does what however turns to"
     assert tells("No ulcer. Warfarin 5 mg daily.", on, [0]), "a negation reaches the end of its clause only"
     without = analyse("Which patients do not have diabetes?")
     assert without.negated == {0}
