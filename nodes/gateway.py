@@ -15,7 +15,9 @@ gateway's :class:`summarizer.answers.Answerer` within the budget the gateway kee
 hold nothing the question names, or an answer naming patients would hold for only part of what it asks
 (:func:`nodes.concepts.grounding`), its hits are only the closest records: the
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
-only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`).
+only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`). So are the
+summaries under any answer that says the evidence does not answer the question (none of a named patient's records
+mentions what is asked of them): they would read like the answer it is not.
 An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest
 of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`); one that
 weighs the sentences of passages about patients first gets their vectors, stored at ingestion, from the
@@ -190,6 +192,8 @@ class Gateway(NodeService):
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences, focus)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
+            if answer.answer_info.status == "insufficient":  # the hits turned out to be only the closest records
+                answer.summaries = withdrawn(answer.summaries, answer.answer_info.reason or "none of them says what is asked")
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)

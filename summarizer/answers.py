@@ -102,8 +102,9 @@ class Answerer:
         if text is None:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
                                                  + "the deadline passed before the answer"})
-        status = "fallback" if fallback else "insufficient" if is_insufficient(text) else "successful"
-        return text, info.model_copy(update={"status": status})
+        if is_insufficient(text) and not fallback:  # no sentence says what is asked: why, when the focus knows
+            return text, info.model_copy(update={"status": "insufficient", "reason": focus.unsaid or None})
+        return text, info.model_copy(update={"status": "fallback" if fallback else "successful"})
 
     async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "",
                          sentences: Mapping[str, np.ndarray] | None = None,

@@ -88,9 +88,10 @@ class Summarizer:
 
 def withdrawn(summaries: Sequence[Summary], why: str) -> list[Summary]:
     """``summaries`` once the gateway has found that the passages they read are only the closest records (they do
-    not mention what was asked, ``why``): each successful one ``insufficient``, saying nothing — a summary of them
-    would read like an answer and name patients the question is not about. What each read is still counted."""
-    return [summary if summary.status != "successful" else
+    not mention what was asked, ``why``): each that says something (a successful one, or an LLM's failed one with the
+    extractive stand-in) ``insufficient``, saying nothing — a summary of them would read like an answer and name
+    patients the question is not about. What each read is still counted."""
+    return [summary if not (summary.sentences or summary.clusters) else
             Summary(path=summary.path, method=summary.method, status="insufficient", passages=summary.passages,
                     took_ms=summary.took_ms, error=ErrorInfo(type="ungrounded", reason=why))
             for summary in summaries]

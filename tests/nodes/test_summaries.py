@@ -198,6 +198,17 @@ async def test_the_closest_records_are_not_summarized_as_if_they_answered(releas
     assert not any(name in s.model_dump_json() for s in summaries for name in patients), "no summary names anyone"
 
 
+async def test_no_summary_reads_as_the_answer_the_records_of_a_named_patient_do_not_give(released, demo_spec):
+    """Other patients' records mention hemoglobin A1c, so her organization was asked to summarize; hers do not (her
+    hemoglobin is another test), and the answer says so: the summary of her records under it must not read like one."""
+    answer = await ask_as(released, demo_spec, "B.phys", "What is Donna Perez's hemoglobin A1c?", summarize="extractive")
+    assert answer.answer_info.status == "insufficient" and "hemoglobin A1c" in answer.answer_info.reason, answer.answer
+    [summary] = [s for s in answer.summaries if s.path == "hospital_b"]
+    assert summary.status == "insufficient" and not summary.sentences and not summary.clusters, summary
+    assert summary.error.type == "ungrounded" and summary.error.reason == answer.answer_info.reason
+    assert summary.passages and answer.hits, "what it read is still counted, and the closest records still shown"
+
+
 async def test_a_user_who_may_see_nothing_is_told_so_and_no_one_is_named(demo_spec, embedder):
     # hospital C's researcher may search only hospital C: closed to everyone, nothing reaches them
     demo_spec.orgs["hospital_c"].gate = [Policy(name="nobody", require={"org": ["hospital_z"]})]
