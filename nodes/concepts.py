@@ -656,7 +656,45 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
 
 def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...]) -> bool:
     """Whether ``text`` (its terms ``held``) holds one of a concept's ``needs`` (:func:`_needs`)."""
-    return any(need <= held and lexical.written_together(text, option) for need, option in needs)
+    return any(_writes(text, held, need, option) for need, option in needs)
+
+
+def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...]) -> bool:
+    """Whether ``text`` (its terms ``held``) writes ``option`` of a concept, which it must hold (``need``): its specifier
+    as one (:func:`nodes.data.lexical.written_together`), and each word that qualifies the next of it somewhere not
+    hyphened to a word the option lacks (:func:`_compounds`): "High-intensity statin and blood pressure control" does
+    not write "high blood pressure", nor "low-dose aspirin" low blood pressure or "calcium-channel blocker" calcium
+    supplements. The option's last word may be hyphened to anything ("HIV-positive", "COVID-19 pneumonia"), and any
+    word to what comes before it ("drug-induced liver injury" writes induced liver injury). The gateway quotes by this
+    rule; the leaves' counts, which read no text for it, may count more."""
+    if not (need <= held and lexical.written_together(text, option)):
+        return False
+    kept = lexical.held_terms(option)
+    qualifying = [term for term in kept[:-1] if term in need]
+    if not qualifying:
+        return True
+    alone, compounds = _compounds(text)
+    allowed = set(kept)
+    return all(term in alone or any(part == term and (after is None or after in allowed)
+                                    for parts in compounds for part, after in zip(parts, (*parts[1:], None)))
+               for term in qualifying)
+
+
+#: Words joined by hyphens or dashes into one ("high-intensity", "non-small-cell", "COVID-19").
+_COMPOUND = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2012\u2013][^\W_]+)+")
+
+
+@functools.lru_cache(maxsize=4_096)
+def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[str | None, ...], ...]]:
+    """The terms ``text`` holds outside hyphenated compounds, and each compound's parts' terms, in order (``None`` for a
+    part that names nothing: a stop word, a letter, or one holding digits — "19" of "COVID-19" says which)."""
+    def term(part: str) -> str | None:
+        found = lexical.terms(part)
+        return found[0] if len(found) == 1 and len(found[0]) > 1 and not any(c.isdigit() for c in part) else None
+
+    compounds = tuple(tuple(term(part) for part in re.split(r"[-\u2010\u2011\u2012\u2013]", match.group(0)))
+                      for match in _COMPOUND.finditer(text))
+    return frozenset(lexical.terms(_COMPOUND.sub(" ", text))), compounds
 
 
 #: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
@@ -741,8 +779,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`), ``None`` where a
     relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all its words."""
     held = _held(text)
-    options = [need for concept in concepts for need, option in _needs(concept)
-               if need <= held and lexical.written_together(text, option)]
+    options = [need for concept in concepts for need, option in _needs(concept) if _writes(text, held, need, option)]
     found: set[bool | None] = set()
     if not options:
         return False, found

@@ -244,6 +244,36 @@ async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_
         f"no demo record says hypoglycemia; poorly controlled glucose is not an answer: {sugar.answer}"
 
 
+def test_a_word_that_qualifies_the_next_is_not_said_by_a_compound_joining_it_to_another():
+    from nodes.concepts import focal, mentions
+
+    def says(text: str, question: str) -> bool:
+        return mentions(text, focal(analyse(question)))
+
+    # the record hyphens the question's qualifier to another word: it qualifies that word, not what is asked
+    assert not says("High-intensity statin and blood pressure control.", "Which patients have high blood pressure?")
+    assert not says("Low-dose aspirin daily and blood pressure checks.", "Which patients have low blood pressure?")
+    assert not says("Calcium-channel blocker and vitamin supplements.", "Which patients take calcium supplements?")
+    assert says("Blood pressure was high at 170/95.", "Which patients have high blood pressure?")
+    # the last word may be hyphened to anything, and any word to what comes before it; a number says which
+    for text, question in [("HIV-positive, on antiretroviral therapy.", "Which patients have HIV?"),
+                           ("Admitted with COVID-19 pneumonia.", "Which patients had COVID pneumonia?"),
+                           ("Diffuse large B-cell lymphoma.", "Which patients have B cell lymphoma?"),
+                           ("Drug-induced liver injury from amoxicillin.", "Which patients have drug induced liver injury?"),
+                           ("Sudden left-sided weakness.", "Which patients have left sided weakness?"),
+                           ("Started a beta-blocker.", "Which patients take a beta blocker?"),
+                           ("Type-2 diabetes mellitus.", "Which patients have type 2 diabetes?")]:
+        assert says(text, question), (text, question)
+
+
+async def test_a_lay_word_for_a_finding_is_not_answered_by_a_compound_holding_its_words(demo_federation, nc):
+    """"High-intensity statin and blood pressure control", in many demo plans, was quoted for every patient asked
+    about high blood pressure; the records that say hypertension are the answer."""
+    answer = await ask(nc, AskRequest(question="Which patients have high blood pressure?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and "hypertension" in answer.answer.lower(), answer.answer
+    assert "high-intensity" not in answer.answer.lower(), answer.answer
+
+
 async def test_a_hyphenated_drug_kind_is_answered_from_its_members(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Which patients are on beta-blockers?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and not is_insufficient(answer.answer), answer.answer
