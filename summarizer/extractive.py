@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -208,10 +209,19 @@ def load() -> None:
     """Imports the parts of scikit-learn a summary uses — when first needed, not at import (it takes a second or more
     to load, and every command would wait), and under a lock: two threads importing it for the first time at once fail
     ("cannot import name 'clone' from partially initialized module"), as two routers of one process summarizing their
-    first question did. A router starts it in the background (:meth:`nodes.router.Router.start`)."""
+    first question did. A router starts it in the background (:meth:`nodes.router.Router.start`). SciPy, under it, reads
+    torch if another thread has begun importing it, and fails on it half-made ("partially initialized module 'torch' has
+    no attribute 'Tensor'", once, beside a gateway loading its embedder): then it waits for torch and imports again."""
     with _LOADING:
-        import sklearn.cluster  # noqa: F401
-        import sklearn.feature_extraction.text  # noqa: F401
+        try:
+            import sklearn.cluster  # noqa: F401
+            import sklearn.feature_extraction.text  # noqa: F401
+        except (AttributeError, ImportError):
+            if "torch" not in sys.modules:
+                raise
+            import torch  # noqa: F401 -- returns once the other thread's import is done
+            import sklearn.cluster  # noqa: F401
+            import sklearn.feature_extraction.text  # noqa: F401
 
 
 def _kmeans(vectors: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
