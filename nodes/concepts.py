@@ -729,6 +729,10 @@ RELATIVES = frozenset("""
 family mother mothers father fathers parent parents sister sisters brother brothers sibling siblings aunt aunts uncle
 uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins
 """.split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's
+#: Words of a question's concept that ask for a finding off the normal ("an *elevated* troponin", "*abnormal* liver
+#: enzymes"), and words that, next to a mention, say it is normal: "troponin is normal" is no elevated troponin.
+OFF_NORMAL = frozenset("elevated raised increased high abnormal decreased low positive".split())
+NORMAL = frozenset("normal unremarkable negative undetectable".split())
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
@@ -776,16 +780,19 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
 
 def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
-    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`), ``None`` where a
-    relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all its words."""
+    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`) or, for a concept
+    asked off the normal, where the word before it or one just after says normal (:data:`OFF_NORMAL`, :data:`NORMAL`),
+    ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all
+    its words."""
     held = _held(text)
-    options = [need for concept in concepts for need, option in _needs(concept) if _writes(text, held, need, option)]
+    options = [(need, not OFF_NORMAL.isdisjoint(_WORD.findall(concept.text.casefold())))
+               for concept in concepts for need, option in _needs(concept) if _writes(text, held, need, option)]
     found: set[bool | None] = set()
     if not options:
         return False, found
     for words, stems, undone in _clauses(text):
         said: set[bool | None] = set()
-        for need in options:
+        for need, off_normal in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
@@ -797,7 +804,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
                        or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
-                       or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])))
+                       or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))
+                       or (off_normal and not NORMAL.isdisjoint((*before[-1:], *after))))
             said.add(not negated)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too

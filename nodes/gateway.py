@@ -459,7 +459,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
     telling = {n for n, texts in judged.items() if any(tells(text, analysis, about) for text in texts)}
     if telling:
-        return Focus(passages=telling | withheld, weigh=weigh, told=True)
+        return Focus(passages=_of_whole(telling, groups, judged, dict(cited), analysis) | withheld, weigh=weigh, told=True)
     concepts = [analysis.concepts[i] for i in about]
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
@@ -473,6 +473,21 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts),
                      unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
+
+
+def _of_whole(telling: set[int], groups: list[list[int]], judged: dict[int, list[str]], hits: dict[int, Hit],
+              analysis: Analysis) -> set[int]:
+    """Of the ``telling`` passages (1-based, their ``judged`` texts), those of the patients whose passages between them
+    tell each of the things a question asks about (``groups``), when some patient's do: "Which patients had surgery on
+    their hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
+    if len(groups) < 2:
+        return telling
+    told: dict[str | None, set[int]] = {}
+    for n in telling:
+        told.setdefault(hits[n].patient, set()).update(
+            g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in judged[n]))
+    whole = {n for n in telling if len(told[hits[n].patient]) == len(groups)}
+    return whole or telling
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:

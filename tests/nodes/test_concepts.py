@@ -274,6 +274,43 @@ async def test_a_lay_word_for_a_finding_is_not_answered_by_a_compound_holding_it
     assert "high-intensity" not in answer.answer.lower(), answer.answer
 
 
+def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_telling_one():
+    from nodes.concepts import asked
+    from nodes.gateway import _of_whole
+
+    analysis = analyse("Which patients had surgery on their hip?")
+    hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Department: surgery.", patient="Ana Ruiz"),
+            2: Hit(id="b", org="h", path="h.u", score=0.5, text="Right hip hemiarthroplasty planned.", patient="Bo Lee"),
+            3: Hit(id="c", org="h", path="h.u", score=0.4, text="Department: surgery.", patient="Bo Lee")}
+    judged = {n: [hit.text] for n, hit in hits.items()}
+    groups = asked(analysis)
+    assert len(groups) == 2
+    assert _of_whole({1, 2, 3}, groups, judged, hits, analysis) == {2, 3}, "his records say both; hers only surgery"
+    assert _of_whole({1, 2}, groups, judged, hits, analysis) == {1, 2}, "nobody's say both: each says part of it"
+
+
+def test_a_finding_asked_off_the_normal_is_not_told_by_a_record_calling_it_normal():
+    from nodes.concepts import tells
+
+    def told(text: str, question: str) -> bool:
+        analysis = analyse(question)
+        return tells(text, analysis, list(range(len(analysis.concepts))))
+
+    assert not told("A friction rub is audible; troponin is normal.", "Which patients had an elevated troponin?")
+    assert not told("Liver enzymes were within normal limits.", "Which patients have abnormal liver enzymes?")
+    assert told("Initial troponin was 951 ng/L and rose on repeat testing.", "Which patients had an elevated troponin?")
+    assert told("Normal sinus rhythm; elevated troponin at 300.", "Which patients had an elevated troponin?"), \
+        "normal said of something else, in another clause"
+    assert told("Troponin is normal.", "Which patients had a troponin test?"), "a test asked for, whatever its value"
+
+
+async def test_an_answer_about_two_things_names_the_patients_whose_records_say_both(demo_federation, nc):
+    """'Which patients had surgery on their hip?' quoted 'Department: surgery' of every surgical admission."""
+    answer = await ask(nc, AskRequest(question="Which patients had surgery on their hip?", summarize="extractive"))
+    assert answer.answer_info.status == "successful", answer.answer
+    assert all("hip" in line.lower() for line in answer.answer.splitlines()), answer.answer
+
+
 async def test_a_hyphenated_drug_kind_is_answered_from_its_members(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Which patients are on beta-blockers?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and not is_insufficient(answer.answer), answer.answer
