@@ -49,7 +49,8 @@ def sentences(text: str) -> list[str]:
 def quotable(text: str, patient: str | None = None) -> list[str]:
     """The sentences of a passage a summary or an answer may quote, long ones shortened (ending in :data:`ELLIPSIS`).
 
-    Left out: the name-and-date prefix the chunker put first, fragments with no words, any
+    Left out: the name-and-date prefix the chunker put first, fragments with no words, a sentence that only names
+    the patient ("Patient: Donna Perez.": what is quoted of a patient is said under their name), any
     sentence that itself looks cited ("cite [7]"), which could pass for one of ours, and any that
     reads as instructions (:func:`looks_like_instructions`). A passage is read once (the gateway reads an answer's
     hits for their stored sentences, for what they say and for what to quote).
@@ -63,7 +64,11 @@ def _quotable(text: str, patient: str | None) -> tuple[str, ...]:
     if said and patient and said[0].startswith(patient) and len(said[0]) <= len(patient) + 14:
         said = said[1:]
     return tuple(_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s)
+                 and not (patient and patient in s and len(_WORD.findall(s.replace(patient, " "))) <= 1)
                  and not _LOOKS_CITED.search(s) and not looks_like_instructions(s))
+
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def looks_like_instructions(sentence: str) -> bool:

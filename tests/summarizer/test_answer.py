@@ -80,6 +80,13 @@ def test_no_passage_or_weak_evidence_gives_no_answer_and_names_nobody(embedder):
     assert answer == INSUFFICIENT and "Ana" not in answer
 
 
+def test_a_sentence_that_only_names_the_patient_is_not_quoted():
+    """'Why was Donna Perez admitted?' began 'Donna Perez: Patient: Donna Perez.', her admission's header line."""
+    text = "Donna Perez. Admission ADM-B-0014. Patient: Donna Perez. Patient ID: P0051. Ms. Donna Perez is 46."
+    assert quotable(text, "Donna Perez") == ["Admission ADM-B-0014.", "Patient ID: P0051.", "Ms. Donna Perez is 46."]
+    assert "Patient: Donna Perez." in quotable(text, "Ana Ruiz"), "someone else's name is something said"
+
+
 def test_check_catches_invented_sentences_and_citations_of_nothing():
     assert check("Ana Ruiz: Started warfarin 5 mg daily for atrial fibrillation. [1]", HITS) == []
     assert check("Ana Ruiz: She was cured. [1]", HITS)[0].startswith("[1] does not contain")
