@@ -680,8 +680,9 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
                for term in qualifying)
 
 
-#: Words joined by hyphens or dashes into one ("high-intensity", "non-small-cell", "COVID-19").
-_COMPOUND = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2012\u2013][^\W_]+)+")
+#: A hyphen or dash (:data:`HYPHENS`), and words joined by them into one ("high-intensity", "non-small-cell", "COVID-19").
+_HYPHEN = re.compile(f"[{re.escape(''.join(sorted(HYPHENS)))}]")
+_COMPOUND = re.compile(rf"[^\W_]+(?:{_HYPHEN.pattern}[^\W_]+)+")
 
 
 @functools.lru_cache(maxsize=4_096)
@@ -692,8 +693,7 @@ def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[str | None, ...],
         found = lexical.terms(part)
         return found[0] if len(found) == 1 and len(found[0]) > 1 and not any(c.isdigit() for c in part) else None
 
-    compounds = tuple(tuple(term(part) for part in re.split(r"[-\u2010\u2011\u2012\u2013]", match.group(0)))
-                      for match in _COMPOUND.finditer(text))
+    compounds = tuple(tuple(term(part) for part in _HYPHEN.split(match.group(0))) for match in _COMPOUND.finditer(text))
     return frozenset(lexical.terms(_COMPOUND.sub(" ", text))), compounds
 
 
@@ -778,6 +778,12 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
                  if (need := frozenset(lexical.held_terms(option)) - (frozenset() if option in _NAMES else _CONTEXT)))
 
 
+@functools.lru_cache(maxsize=1_024)
+def _off_normal(concept: Concept) -> bool:
+    """Whether ``concept`` is asked off the normal (a word of :data:`OFF_NORMAL`: "an elevated troponin")."""
+    return not OFF_NORMAL.isdisjoint(_WORD.findall(concept.text.casefold()))
+
+
 def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`) or, for a concept
@@ -785,7 +791,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all
     its words."""
     held = _held(text)
-    options = [(need, not OFF_NORMAL.isdisjoint(_WORD.findall(concept.text.casefold())))
+    options = [(need, _off_normal(concept))
                for concept in concepts for need, option in _needs(concept) if _writes(text, held, need, option)]
     found: set[bool | None] = set()
     if not options:

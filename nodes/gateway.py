@@ -457,9 +457,12 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         saying = {n for n, texts in judged.items() if any(tells(text, analysis, kind) for text in texts)}
         return Focus(passages=saying | withheld, weigh=weigh, strict=True, told=bool(saying),
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
-    telling = {n for n, texts in judged.items() if any(tells(text, analysis, about) for text in texts)}
+    # which of the things asked each passage tells (as the question asks it)
+    told = {n: {g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in texts)}
+            for n, texts in judged.items()}
+    telling = {n for n, things in told.items() if things}
     if telling:
-        return Focus(passages=_of_whole(telling, groups, judged, dict(cited), analysis) | withheld, weigh=weigh, told=True)
+        return Focus(passages=_of_whole(told, len(groups), dict(cited)) | withheld, weigh=weigh, told=True)
     concepts = [analysis.concepts[i] for i in about]
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
@@ -475,18 +478,15 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
 
 
-def _of_whole(telling: set[int], groups: list[list[int]], judged: dict[int, list[str]], hits: dict[int, Hit],
-              analysis: Analysis) -> set[int]:
-    """Of the ``telling`` passages (1-based, their ``judged`` texts), those of the patients whose passages between them
-    tell each of the things a question asks about (``groups``), when some patient's do: "Which patients had surgery on
-    their hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
-    if len(groups) < 2:
-        return telling
-    told: dict[str | None, set[int]] = {}
+def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit]) -> set[int]:
+    """The passages (1-based) that tell some of the ``things`` a question asks about (``told``: which, by passage) — of
+    the patients whose passages between them tell each, when some patient's do: "Which patients had surgery on their
+    hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
+    telling = {n for n, said in told.items() if said}
+    by_patient: dict[str | None, set[int]] = {}
     for n in telling:
-        told.setdefault(hits[n].patient, set()).update(
-            g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in judged[n]))
-    whole = {n for n in telling if len(told[hits[n].patient]) == len(groups)}
+        by_patient.setdefault(hits[n].patient, set()).update(told[n])
+    whole = {n for n in telling if len(by_patient[hits[n].patient]) == things}
     return whole or telling
 
 

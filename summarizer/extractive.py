@@ -212,16 +212,18 @@ def load() -> None:
     first question did. A router starts it in the background (:meth:`nodes.router.Router.start`). SciPy, under it, reads
     torch if another thread has begun importing it, and fails on it half-made ("partially initialized module 'torch' has
     no attribute 'Tensor'", once, beside a gateway loading its embedder): then it waits for torch and imports again."""
+    def imported() -> None:
+        import sklearn.cluster  # noqa: F401
+        import sklearn.feature_extraction.text  # noqa: F401
+
     with _LOADING:
         try:
-            import sklearn.cluster  # noqa: F401
-            import sklearn.feature_extraction.text  # noqa: F401
+            imported()
         except (AttributeError, ImportError):
             if "torch" not in sys.modules:
                 raise
             import torch  # noqa: F401 -- returns once the other thread's import is done
-            import sklearn.cluster  # noqa: F401
-            import sklearn.feature_extraction.text  # noqa: F401
+            imported()
 
 
 def _kmeans(vectors: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:

@@ -275,18 +275,19 @@ async def test_a_lay_word_for_a_finding_is_not_answered_by_a_compound_holding_it
 
 
 def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_telling_one():
-    from nodes.concepts import asked
+    from nodes.concepts import asked, tells
     from nodes.gateway import _of_whole
 
     analysis = analyse("Which patients had surgery on their hip?")
     hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Department: surgery.", patient="Ana Ruiz"),
             2: Hit(id="b", org="h", path="h.u", score=0.5, text="Right hip hemiarthroplasty planned.", patient="Bo Lee"),
             3: Hit(id="c", org="h", path="h.u", score=0.4, text="Department: surgery.", patient="Bo Lee")}
-    judged = {n: [hit.text] for n, hit in hits.items()}
     groups = asked(analysis)
     assert len(groups) == 2
-    assert _of_whole({1, 2, 3}, groups, judged, hits, analysis) == {2, 3}, "his records say both; hers only surgery"
-    assert _of_whole({1, 2}, groups, judged, hits, analysis) == {1, 2}, "nobody's say both: each says part of it"
+    told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
+    assert told == {1: {0}, 2: {1}, 3: {0}}
+    assert _of_whole(told, len(groups), hits) == {2, 3}, "his records say both; hers only surgery"
+    assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits) == {1, 2}, "nobody's say both: each says part of it"
 
 
 def test_a_finding_asked_off_the_normal_is_not_told_by_a_record_calling_it_normal():
