@@ -733,6 +733,8 @@ uncles grandmother grandmothers grandfather grandfathers grandparent grandparent
 #: enzymes"), and words that, next to a mention, say it is normal: "troponin is normal" is no elevated troponin.
 OFF_NORMAL = frozenset("elevated raised increased high abnormal decreased low positive".split())
 NORMAL = frozenset("normal unremarkable negative undetectable".split())
+#: What may stand between a mention and the word saying it is normal ("troponin *was* normal", "*within* normal limits").
+_TO_NORMAL = frozenset("is was were are remains remained within".split())
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
@@ -778,6 +780,20 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
                  if (need := frozenset(lexical.held_terms(option)) - (frozenset() if option in _NAMES else _CONTEXT)))
 
 
+def _said_normal(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether the words right ``before`` and ``after`` a mention say it is normal: "normal troponin", "troponin normal",
+    "troponin is normal", "enzymes were within normal limits" — not a list's next item ("low back pain, normal
+    neurological exam": the words carry no commas, so a word of :data:`NORMAL` right after counts only at a clause's
+    end or after :data:`_TO_NORMAL`)."""
+    if before[-1:] and before[-1] in NORMAL:  # "normal troponin"
+        return True
+    rest = after
+    while rest and rest[0] in _TO_NORMAL:
+        rest = rest[1:]
+    linked = len(rest) < len(after)  # "is normal", "within normal limits"
+    return bool(rest) and rest[0] in NORMAL and (linked or len(after) == 1)
+
+
 @functools.lru_cache(maxsize=1_024)
 def _off_normal(concept: Concept) -> bool:
     """Whether ``concept`` is asked off the normal (a word of :data:`OFF_NORMAL`: "an elevated troponin")."""
@@ -811,7 +827,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                        or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                        or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))
-                       or (off_normal and not NORMAL.isdisjoint((*before[-1:], *after))))
+                       or (off_normal and _said_normal(before, after)))
             said.add(not negated)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too

@@ -303,6 +303,11 @@ def test_a_finding_asked_off_the_normal_is_not_told_by_a_record_calling_it_norma
     assert told("Normal sinus rhythm; elevated troponin at 300.", "Which patients had an elevated troponin?"), \
         "normal said of something else, in another clause"
     assert told("Troponin is normal.", "Which patients had a troponin test?"), "a test asked for, whatever its value"
+    assert not told("Troponin normal.", "Which patients had an elevated troponin?")
+    assert not told("Normal troponin on arrival.", "Which patients had an elevated troponin?")
+    assert told("Low back pain, normal neurological exam.", "Which patients have low back pain?"), \
+        "normal is said of the next item of a list, not of the pain"
+    assert told("High blood pressure, normal renal function.", "Which patients have high blood pressure?")
 
 
 async def test_an_answer_about_two_things_names_the_patients_whose_records_say_both(demo_federation, nc):
