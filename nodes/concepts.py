@@ -62,6 +62,11 @@ _PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?<!e)ed")
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Numbers written in words: like digits, they say how many, never what ("seen at more than *one* hospital").
 NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten twelve dozen once twice thrice".split())
+#: Nouns that say only that something is hard, what is hard following in -ing: "trouble breathing", "difficulty
+#: swallowing", "problems sleeping". A parser takes the -ing word for a verb and leaves it out of the noun phrase, which
+#: then names nothing but the hardship (any record of "trouble speaking" would mention it); the phrase takes it.
+HARDSHIPS = frozenset("trouble troubles difficulty difficulties problem problems".split())
+_DOING = re.compile(r"\s+[^\W\d_]{2,}ing\b")
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
 QUALIFIERS = frozenset("""
 elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
@@ -98,7 +103,7 @@ SYNONYMS = [
     ["gastroesophageal reflux", "acid reflux", "heartburn"],
     ["emergency department", "emergency room"],
     ["intensive care", "critical care"],
-    ["shortness of breath", "dyspnea"],
+    ["shortness of breath", "dyspnea", "trouble breathing", "difficulty breathing", "breathlessness"],
     ["obstructive sleep apnea", "sleep apnea"],
     ["acute kidney injury", "acute renal failure"],
     ["end-stage renal disease", "end-stage kidney disease"],
@@ -122,6 +127,9 @@ SYNONYMS = [
     ["high blood sugar", "hyperglycemia"],
     ["low blood pressure", "hypotension"],
     ["fainting", "syncope"],
+    ["difficulty swallowing", "trouble swallowing", "dysphagia"],
+    ["trouble sleeping", "difficulty sleeping", "insomnia"],
+    ["hearing loss", "trouble hearing", "difficulty hearing"],
     ["mini-stroke", "transient ischemic attack"],
     ["kidney stones", "nephrolithiasis", "renal calculi"],
     ["blood infection", "sepsis", "bacteremia", "septicemia"],
@@ -454,9 +462,15 @@ def _masked(text: str) -> str:
 
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
-    "stage IV cancer"."""
+    "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it."""
     at = question.find(phrase)
-    return masked[at:at + len(phrase)] if at >= 0 else _masked(phrase)
+    if at < 0:
+        return _masked(phrase)
+    end = at + len(phrase)
+    words = phrase.split()
+    if words and words[-1].casefold() in HARDSHIPS and (doing := _DOING.match(question, end)):
+        end = doing.end()
+    return masked[at:end]
 
 
 def _beside(question: str, placed: list[tuple[int, int] | None], start: int, end: int) -> tuple[list[int], list[int]]:
