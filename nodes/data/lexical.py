@@ -174,6 +174,9 @@ def scorer(df: dict[str, int], docs: int, total_length: int) -> Callable[[dict[s
 
 
 
+#: Up to how many labels (beyond four per posting) BM25's shares are added up in an array indexed by label
+#: (:func:`scores`): a few hundred kilobytes at most, where sorting the postings to find their labels costs more.
+DENSE_LABELS = 65_536
 #: A term's postings as columns: the labels of the passages holding it (ascending), how often each holds it, and
 #: each one's length in terms.
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -183,14 +186,21 @@ def scores(df: dict[str, int], docs: int, total_length: int, columns: dict[str, 
     """BM25 as :func:`scorer` gives it, for every passage in ``columns`` (each question term's postings) at once:
     their labels (ascending) and scores, the same bits as :func:`scorer` — each posting's share by the same
     operations, the shares added to each passage's 0.0 term by term in sorted order (``np.bincount`` adds in the
-    order given), each passage adding only the terms it holds."""
-    labels = np.unique(np.concatenate([found for found, _, _ in columns.values()])) if columns else np.zeros(0, np.int64)
+    order given), each passage adding only the terms it holds. Shares are added up by label where labels are few
+    enough for an array of them all (a leaf's labels run from 0 up), else by each label's place among those held."""
+    held = [found for found, _, _ in columns.values()]
+    everyone = np.concatenate(held) if len(held) > 1 else held[0] if held else np.zeros(0, np.int64)
+    size = int(everyone.max()) + 1 if len(everyone) else 0
+    dense = size <= DENSE_LABELS + 4 * len(everyone)
+    labels = np.flatnonzero(np.bincount(everyone, minlength=size)) if dense else np.unique(everyone)
     counted = [term for term in sorted(df) if df[term] and term in columns]
     if docs <= 0 or not len(labels) or not counted:
         return labels, np.zeros(len(labels))
     average = total_length / docs if total_length else 1.0
-    weight = np.concatenate([np.full(len(columns[term][0]), idf(df[term], docs)) for term in counted])
+    weight = np.repeat([idf(df[term], docs) for term in counted], [len(columns[term][0]) for term in counted])
     found, tf, length = (np.concatenate([columns[term][i] for term in counted]) for i in range(3))
     norm = K1 * (1.0 - B + B * length / average)
-    return labels, np.bincount(np.searchsorted(labels, found), weights=weight * tf * (K1 + 1.0) / (tf + norm),
-                               minlength=len(labels))
+    shares = weight * tf * (K1 + 1.0) / (tf + norm)
+    if dense:
+        return labels, np.bincount(found, weights=shares, minlength=size)[labels]
+    return labels, np.bincount(np.searchsorted(labels, found), weights=shares, minlength=len(labels))

@@ -68,9 +68,11 @@ def test_bm25_by_hand():
     assert lexical.frequency({"fever": 2, "cough": 1}, group) == 3 and lexical.frequency({"fever": 2}, "cough") == 0
 
 
-def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits():
+@pytest.mark.parametrize("spread", [1, 1_000_003])
+def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits(spread):
     """lexical.scores (numpy, every passage at once) gives what scorer (one passage at a time, as the centralized
-    baseline scores) gives, bit for bit: federated = centralized depends on it."""
+    baseline scores) gives, bit for bit: federated = centralized depends on it. Labels few enough are added up in an
+    array of them all, labels far apart by their places among those held (``spread``): the same bits either way."""
     rng = np.random.default_rng(7)
     terms = ["a", "b", "c", "d", "e"]
     docs, passages = 500, 300
@@ -78,11 +80,12 @@ def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits():
     held = {term: sorted(rng.choice(passages, int(rng.integers(0, 120)), replace=False).tolist()) for term in terms}
     tf = {term: {label: int(rng.integers(1, 9)) for label in labels} for term, labels in held.items()}
     df = {term: len(held[term]) + int(rng.integers(0, 50)) for term in terms} | {"unseen": 0}
-    columns = {term: (np.asarray(labels, dtype=np.int64), np.asarray([tf[term][n] for n in labels], dtype=np.float64),
+    columns = {term: (np.asarray(labels, dtype=np.int64) * spread, np.asarray([tf[term][n] for n in labels], dtype=np.float64),
                       np.asarray([lengths[n] for n in labels], dtype=np.float64)) for term, labels in held.items()}
     labels, scores = lexical.scores(df, docs, int(lengths.sum()), columns)
     one = lexical.scorer(df, docs, int(lengths.sum()))
-    expected = {n: one({t: tf[t][n] for t in terms if n in tf[t]}, int(lengths[n])) for n in sorted(set().union(*held.values()))}
+    expected = {n * spread: one({t: tf[t][n] for t in terms if n in tf[t]}, int(lengths[n]))
+                for n in sorted(set().union(*held.values()))}
     assert labels.tolist() == list(expected)
     assert scores.tolist() == list(expected.values()), "the same floats, not merely close ones"
     assert lexical.scores(df, 0, 0, columns)[1].tolist() == [0.0] * len(expected)
