@@ -103,7 +103,7 @@ SYNONYMS = [
     ["gastroesophageal reflux", "acid reflux", "heartburn"],
     ["emergency department", "emergency room"],
     ["intensive care", "critical care"],
-    ["shortness of breath", "dyspnea", "trouble breathing", "difficulty breathing", "breathlessness"],
+    ["shortness of breath", "short of breath", "dyspnea", "trouble breathing", "difficulty breathing", "breathlessness"],
     ["obstructive sleep apnea", "sleep apnea"],
     ["acute kidney injury", "acute renal failure"],
     ["end-stage renal disease", "end-stage kidney disease"],
@@ -498,6 +498,27 @@ def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
     return concepts
 
 
+#: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath").
+_SPANNING = [name for group in SYNONYMS for name in group if any(word in BETWEEN for word in name.split())]
+_SPANNING_NAME = re.compile(r"\b(?:" + "|".join(r"\s+".join(map(re.escape, name.split())) for name in _SPANNING) + r")\b",
+                            re.IGNORECASE)
+
+
+def _spanned(question: str, concepts: list[Concept]) -> list[Concept]:
+    """``concepts`` with those inside a name of :data:`_SPANNING` that ``question`` writes made one concept of that name,
+    where the first of them stood: "Which patients had shortness of breath?" names shortness of breath — which a record
+    of dyspnea mentions — not *shortness* and *breath*."""
+    for match in _SPANNING_NAME.finditer(question):
+        inside = [n for n, concept in enumerate(concepts)
+                  if (at := _place(question, concept)) and match.start() <= at[0] and at[1] <= match.end()]
+        if inside:
+            name = " ".join(match.group(0).split())
+            whole = Concept(name, _alternatives(_stems(name)))
+            concepts = [whole if n == inside[0] else concept for n, concept in enumerate(concepts)
+                        if n == inside[0] or n not in inside]
+    return concepts
+
+
 def _place(question: str, concept: Concept) -> tuple[int, int] | None:
     """Where ``concept`` is written in ``question``, if it is as found."""
     words = [re.escape(word) for word in concept.text.split()]
@@ -519,7 +540,8 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
         concepts = _joined(question, found[:MAX_CONCEPTS])
-    concepts = _once(_specified(unicodedata.normalize("NFKC", question), concepts))
+    normal = unicodedata.normalize("NFKC", question)
+    concepts = _once(_specified(normal, _spanned(normal, concepts)))
     terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
     return _analysis(question, _grouped(terms, concepts), concepts, bool(names))
 

@@ -270,6 +270,18 @@ def test_a_hardship_is_asked_with_what_is_hard_though_the_parser_leaves_that_out
     assert [c.text for c in analysed("Who had trouble with their knees?").concepts] == ["trouble", "knees"]
 
 
+def test_a_name_written_with_a_word_that_ends_a_concept_is_one_concept():
+    """"Shortness of breath": "of" ends a concept, so the question named *shortness* and *breath*, which a record of
+    dyspnea, its synonym, mentions neither of."""
+    from nodes.concepts import focal, mentions
+
+    assert concepts("Which patients had shortness of breath on exertion?") == ["shortness of breath", "exertion"]
+    assert concepts("Which patients were short of breath?") == ["short of breath"]
+    for question in ("Which patients have shortness of breath?", "Who is short of breath?"):
+        assert mentions("Dyspnea on exertion, two pillows at night.", focal(analyse(question))), question
+    assert concepts("Which patients have a history of falls?") == ["falls"], "a name of the table only"
+
+
 def test_a_word_that_qualifies_the_next_is_not_said_by_a_compound_joining_it_to_another():
     from nodes.concepts import focal, mentions
 
