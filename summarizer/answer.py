@@ -50,6 +50,10 @@ DECISIVE = 0.1
 #: hypertension?", nor "Productive cough and shortness of breath" "Does he have COPD?".
 MIN_SENTENCE_SCORE = 0.25
 
+#: A line of a record's header: a field's name and a short value ("Department: cardiology.", "Length of stay: 3 days.",
+#: "Admitted: 2023-03-22."). Beside a sentence of the same patient that says what is asked, one that says nothing of it
+#: only says where or when (:func:`select`).
+FIELD_LINE = re.compile(r"[^\W\d_][^\W_]*(?: [^\W\d_]+){0,3}: [^\s.;:]+(?: [^\s.;:]+){0,2}\.?")
 _NUMBERED = re.compile(r"#(\d+)$")
 _CITED = re.compile(r"(?P<text>\S.*?) \[(?P<n>\d+)\](?=\s|$)")
 
@@ -197,7 +201,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
     # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
     # two words may be said only across two sentences: then none is left out)
-    saying = {hits[n - 1].patient for (n, _), told in zip(pool, told_of) if told} if focus.strict else set()
+    telling = {hits[n - 1].patient for (n, _), told in zip(pool, told_of) if told}
+    saying = telling if focus.strict else set()
     chosen: list[CitedSentence] = []
     per_source: dict[int, int] = {}
     seen: set[tuple[str | None, str]] = set()
@@ -212,7 +217,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             unsaid = not told_of[i]  # says nothing of what is asked
             if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
-                    or (unsaid and hit.patient in saying)
+                    or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
                     or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
                 continue
             picked.append(i)

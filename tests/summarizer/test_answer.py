@@ -72,6 +72,27 @@ def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(e
     assert nothing == INSUFFICIENT + " None says it.", nothing
 
 
+def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
+    """"Which patients have had a heart attack?" quoted "Department: cardiology." after the patient's diagnosis of a
+    myocardial infarction: near the question, it only says where she was."""
+    from nodes.concepts import analyse, weighed, weighing
+    from bus.messages import CollectionStats
+
+    header = ("Admission A1. Patient: Ivy Stone. Department: cardiology. Type: emergency. "
+              "Primary diagnosis: non-ST-elevation myocardial infarction. Disposition: home.")
+    question = "Which patients have had a heart attack?"
+    vector = embedder.embed_one(question)
+    assert float(embedder.embed_one("Department: cardiology.") @ vector) > 0.25, "near enough to be quoted on its own"
+    analysis = analyse(question)
+    weights = weighing(analysis, CollectionStats(docs=100, concepts=[9]))
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights))
+    answer = extractive_answer(vector, [hit(1, header, "Ivy Stone", 0.6)], embedder.embed, focus=focus)
+    assert answer == "Ivy Stone: Primary diagnosis: non-ST-elevation myocardial infarction. [1]", answer
+    unrelated = extractive_answer(embedder.embed_one("Which patients were seen in cardiology?"),
+                                  [hit(1, header, "Ivy Stone", 0.6)], embedder.embed)
+    assert "Department: cardiology." in unrelated, "a field is quoted where nothing else says what is asked"
+
+
 def test_no_passage_or_weak_evidence_gives_no_answer_and_names_nobody(embedder):
     question = embedder.embed_one("What is the capital of France?")
     assert extractive_answer(question, [], embedder.embed) == INSUFFICIENT
