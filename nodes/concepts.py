@@ -32,8 +32,8 @@ from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_T
 from nodes.data import lexical
 from summarizer.kinds import asks_whether
 
-#: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings ("Dear sir", "Thanks"): a concept
-#: never holds one (with the index's stop words).
+#: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
+#: "Subject:"): a concept never holds one (with the index's stop words).
 ASKING = frozenset("""
 patient patients people person persons someone anyone anybody everyone individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
@@ -52,12 +52,19 @@ typical typically usual usually average given giving gives switched switching tr
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
 come comes came coming brought bring brings
 mr mrs ms miss mx dr prof sir madam
-hello hi hey dear thanks thank regards sincerely please greetings
+hello hi hey dear thanks thank regards sincerely please greetings subject message
 """.split())
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it. Not a word in -ing, which names a finding ("leg swelling", "nasal bleeding"), nor one in -eed ("brain
 #: bleed").
 _PARTICIPLE = re.compile(r"[^\W\d_]{3,}(?<!e)ed")
+#: Words that say what was done, or how it goes, that :data:`_PARTICIPLE` does not see: irregular participles ("How is
+#: malaria *spread*?", "Is lupus *passed* on…": spaCy chunks "malaria spread") and the verbs a question ends in ("How
+#: long does mono *last*?"). After what they are said of, they likewise leave it mentioned without them.
+DONE = frozenset("""
+spread known shown given taken done seen caught gotten left made kept held lost told written grown born broken
+chosen eaten fallen hidden bitten bled fed felt sent spent stuck thought understood last work heal
+""".split())
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Numbers written in words: like digits, they say how many, never what ("seen at more than *one* hospital").
@@ -72,6 +79,7 @@ QUALIFIERS = frozenset("""
 elective total partial complete acute chronic severe mild moderate recurrent recent persistent intermittent
 bilateral left right primary secondary early late advanced new old simple complicated uncomplicated major minor
 suspected possible probable known elevated raised increased decreased abnormal
+bad worse worst really extremely extreme terrible terribly horrible horribly awful awfully slight slightly
 """.split())
 #: Words between concepts: a concept ends where one stands (connectives, prepositions, negations and quantifiers
 #: the index does not drop as stop words: "readmitted *despite* treatment", "hypertension but *no* medication").
@@ -98,6 +106,7 @@ SYNONYMS = [
     ["sugar", "glucose"],
     ["chronic obstructive pulmonary disease", "emphysema"],
     ["flu", "influenza"],
+    ["bad breath", "halitosis"],
     ["deep vein thrombosis", "deep venous thrombosis"],
     ["congestive heart failure", "heart failure"],
     ["gastroesophageal reflux", "acid reflux", "heartburn"],
@@ -437,7 +446,7 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
                 found.append(terms[:start] + other + terms[start + size:])
     found += [plain] if plain else []
     found += [option for option in derived if option != terms]
-    found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found)]
+    found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found) if option not in _NAMES]
     found += [kept for option in list(found) if len(kept := tuple(term for term in option if term not in _GENERIC)) < len(option)
               and len(set(kept) - _QUALIFIERS) > 1]
     return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
@@ -594,7 +603,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")
         acted = list(words)
-        while len(acted) > 1 and _PARTICIPLE.fullmatch(acted[-1].casefold()):
+        while len(acted) > 1 and (_PARTICIPLE.fullmatch(acted[-1].casefold()) or acted[-1].casefold() in DONE):
             acted.pop()
         plain = tuple(t for t in _stems(" ".join(acted)) if t) if len(acted) < len(words) else ()
         derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
@@ -655,7 +664,10 @@ CONTEXT = frozenset("""
 elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
 girls pregnant mother mothers father fathers family families smoker smokers nonsmoker nonsmokers veteran veterans
-husband husbands wife wives spouse spouses partner son sons daughter daughters friend friends
+husband husbands wife wives spouse spouses partner son sons daughter daughters friend friends mom moms mum mums dad
+dads parent parents brother brothers sister sisters sibling siblings grandmother grandmothers grandfather grandfathers
+grandma grandpa grandparent grandparents grandson grandsons granddaughter granddaughters grandchild grandchildren aunt
+aunts uncle uncles cousin cousins niece nieces nephew nephews toddler toddlers
 daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
 episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly

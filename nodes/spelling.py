@@ -48,9 +48,13 @@ GUESSES = 3
 
 @cache
 def dictionary() -> dict[str, int]:
-    """Each word of the dictionary (folded) and how often it is written (the tables' own words: as often as any)."""
+    """Each word of the dictionary (folded) and how often it is written (the tables' own words: as often as any), a
+    possessive also without its apostrophe, as people write a disease named for someone ("alzheimers", "crohns")."""
     packed = importlib.resources.files("spellchecker").joinpath("resources", "en.json.gz").read_bytes()
     words: dict[str, int] = json.loads(gzip.decompress(packed))
+    for word, count in list(words.items()):
+        if word.endswith("'s") and len(word) > 3:
+            words.setdefault(word[:-2] + "s", count)
     ours = [*itertools.chain.from_iterable(SYNONYMS), *ABBREVIATIONS.values(), *BRANDS, *BRANDS.values(),
             *(" ".join(names) + " " + members for names, members in KINDS)]
     top = max(words.values())

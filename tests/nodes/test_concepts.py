@@ -23,6 +23,15 @@ def concepts(question: str, names=()) -> list[str]:
     return [concept.text for concept in analyse(question, names).concepts]
 
 
+def analysed(question: str):
+    """The analysis of ``question`` as the gateway makes it: with spaCy's noun phrases."""
+    from nodes.names import parse
+
+    filters, phrases = parse(question, True)
+    assert phrases is not None, "spaCy's noun phrases"
+    return analyse(question, filters.patients, phrases)
+
+
 def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert concepts("Which patients have heavy alcohol use with liver disease or pancreatitis?") == \
         ["heavy alcohol", "liver disease", "pancreatitis"]
@@ -252,12 +261,6 @@ def test_a_hardship_is_asked_with_what_is_hard_though_the_parser_leaves_that_out
     """spaCy takes "breathing" of "trouble breathing" for a verb and chunks "trouble" alone, a concept any record of
     "trouble speaking" mentioned: the demo answered "Which patients have trouble breathing?" with a stroke."""
     from nodes.concepts import focal, mentions
-    from nodes.names import parse
-
-    def analysed(question: str):
-        filters, phrases = parse(question, True)
-        assert phrases is not None, "spaCy's noun phrases"
-        return analyse(question, filters.patients, phrases)
 
     for question, hard in [("Which patients have trouble breathing?", "trouble breathing"),
                            ("Who has difficulty swallowing?", "difficulty swallowing"),
@@ -280,6 +283,27 @@ def test_a_name_written_with_a_word_that_ends_a_concept_is_one_concept():
     for question in ("Which patients have shortness of breath?", "Who is short of breath?"):
         assert mentions("Dyspnea on exertion, two pillows at night.", focal(analyse(question))), question
     assert concepts("Which patients have a history of falls?") == ["falls"], "a name of the table only"
+
+
+def test_how_bad_it_is_and_what_it_does_leave_what_a_consumer_asks_about_mentioned():
+    """A consumer writes "really bad heartburn", "How is malaria spread?", "How long does mono last?": a record of
+    heartburn, malaria or mono mentions what is asked, whatever it says of how bad it is or how it spreads. Asked of
+    reference texts, each was refused ("no record searched mentions really bad heartburn")."""
+    from nodes.concepts import focal, mentions
+
+    for question, said in [("What helps really bad heartburn?", "Heartburn is a painful, burning feeling in the chest."),
+                           ("How is malaria spread?", "Malaria is caused by a parasite that mosquitoes carry."),
+                           ("How long does mono last?", "Mono is caught through saliva."),
+                           ("how is Lyme disease spread? can my dog give it to me", "Lyme disease is caused by a bacterium.")]:
+        assert mentions(said, focal(analysed(question))), question
+    breath = focal(analysed("Which patients have bad breath?"))
+    assert mentions("Halitosis for a year.", breath), "a name of the synonym table keeps its qualifier"
+    assert not mentions("Shortness of breath at rest.", breath)
+    assert concepts("SUBJECT: shingles MESSAGE: is it contagious?") == ["shingles", "contagious"], "a message's headings"
+    assert [c.text for c in focal(analysed("Are kidney stones hereditary? My mom and brother had them."))] == \
+        ["kidney stones"], "who else had it is context"
+    kidney = focal(analysed("Which patients had acute kidney injury?"))
+    assert not mentions("Chronic kidney injury from lithium.", kidney) and mentions("Acute renal failure.", kidney)
 
 
 def test_a_word_that_qualifies_the_next_is_not_said_by_a_compound_joining_it_to_another():

@@ -25,6 +25,13 @@ def test_a_word_no_dictionary_holds_is_guessed_at_by_the_words_one_edit_away():
     assert guessed_words("hnemonia") == [], "the first letter is kept"
 
 
+def test_a_disease_named_for_someone_is_guessed_at_as_people_write_it_without_the_apostrophe():
+    """The dictionary holds "alzheimer's", people write "alzheimers": "alzhiemers" was two edits from every word."""
+    assert guessed_words("alzhiemers") == ["alzheimers"]
+    assert guessed_words("parkinsns") == ["parkinsons"]
+    assert guessed_words("alzheimers") == [], "as written without the apostrophe, it is no misspelling"
+
+
 def _counted(analysis, guessed, own: list[int], spelled: list[int], df: dict[str, int]) -> CollectionStats:
     terms = analysis.terms + guessed.terms
     return CollectionStats(docs=50, length=900, df={term: df.get(term, 0) for term in terms}, concepts=own + spelled)
