@@ -145,17 +145,20 @@ class CollectionStats(_Model):
         length: their total length in terms.
         df: for each term of the question, how many passages hold it.
         concepts: for each concept of the query, how many passages mention it.
+        people: how many passages are about a patient (records of patients, which a name may pick from).
     """
 
     docs: int = Field(0, ge=0)
     length: int = Field(0, ge=0)
     df: dict[_QueryTerm, Annotated[int, Field(ge=0)]] = Field(default_factory=dict, max_length=MAX_TERMS)
     concepts: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=MAX_CONCEPTS)
+    people: int = Field(0, ge=0)
 
     def add(self, other: "CollectionStats") -> None:
         """Adds another subtree's counts to these (the same question's, so the same terms and concepts)."""
         self.docs += other.docs
         self.length += other.length
+        self.people += other.people
         for term, n in other.df.items():
             self.df[term] = self.df.get(term, 0) + n
         if len(other.concepts) > len(self.concepts):

@@ -54,7 +54,7 @@ from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions
                             things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
-from nodes.names import applied_filter, name_filters, nameless, parse, unsigned
+from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unsigned
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -150,6 +150,7 @@ class Gateway(NodeService):
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
         vector, focused, filters, analysis, stats, meant = await self._analyze(request, ask, budget, trace)
+        filters = held_nowhere(ask.question, filters, stats)  # a name no record holds a word of is someone held nowhere
         lexical = ask.mode != "dense"
         absent, closest = grounding(analysis, stats)
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the

@@ -31,7 +31,8 @@ import re
 import threading
 
 from bus.errors import ValidationError
-from bus.messages import MAX_NAMES, Filters
+from bus.messages import MAX_NAMES, CollectionStats, Filters
+from nodes.data import lexical
 from nodes.data.lexical import STOP_WORDS
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,8 @@ jose luis carlos juan miguel jorge pedro manuel antonio francisco javier ana car
 pierre jean jacques marie claire sophie louis francois hans karl klaus jurgen ingrid greta sven lars
 olga ivan dmitri sergei natasha tatiana yuki hiroshi takeshi kenji akira sakura kwame kofi ama chidi
 ngozi oluwaseun amara thabo sipho zanele dev bo ana grace
+bob bill jim mike tom dave steve chris matt tony nick greg jeff pete fred harry andy jimmy johnny tommy danny liz beth
+kate jenny kathy cathy patty becky debbie vicky
 """.split())
 
 
@@ -459,6 +462,23 @@ def given_names(question: str) -> list[str]:
         if word.casefold() in FIRST_NAMES and alone and (possessive or not first) and word not in found:
             found.append(word)
     return found
+
+
+def held_nowhere(question: str, filters: Filters, stats: CollectionStats | None) -> Filters:
+    """``filters`` with the candidates written with capitals in ``question`` that no record the caller may search holds
+    a word of made confident, in records of patients (``stats.people``, counted with the question's words): "What did
+    the cardiologist recommend for Alejandro Gutierrez?" asks about someone held nowhere, and gets no other patient's
+    records. A name whose words some record holds may be a leaf's patient (the leaves decide), reference texts have
+    no patients to pick from (a capitalized phrase no text holds is answered as what no record mentions), and a
+    question without capitals cannot tell a name (:func:`uncapitalized_names`)."""
+    if stats is None or not stats.people or not filters.candidates:
+        return filters
+    unheld = [name for name in filters.candidates if name in question
+              and any(stats.df.get(term) == 0 for term in lexical.terms(name))]
+    if not unheld:
+        return filters
+    return Filters(patients=[*filters.patients, *unheld][:MAX_NAMES],
+                   candidates=[name for name in filters.candidates if name not in unheld])
 
 
 def applied_filter(filters: Filters, known: list[str]) -> list[str]:

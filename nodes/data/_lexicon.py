@@ -60,18 +60,22 @@ def visible_labels(db: sqlite3.Connection, visible: Callable[[dict], bool], read
     return {label for label in labels if label in read and visible(read[label])}
 
 
-def totals(db: sqlite3.Connection, within: set[int] | None) -> tuple[int, int]:
-    """How many passages there are (of ``within``, if given) and their total length in terms."""
+def totals(db: sqlite3.Connection, within: set[int] | None) -> tuple[int, int, int]:
+    """How many passages there are (of ``within``, if given), their total length in terms, and how many of them are
+    about a patient."""
     if within is None:
         docs, length = db.execute("SELECT COUNT(*), COALESCE(SUM(terms), 0) FROM lengths").fetchone()
-        return int(docs), int(length)
-    docs = length = 0
+        people = db.execute("SELECT COUNT(*) FROM passages WHERE patient_key IS NOT NULL").fetchone()[0]
+        return int(docs), int(length), int(people)
+    docs = length = people = 0
     for part in _chunks(sorted(within)):
         marks = ",".join("?" * len(part))
         n, total = db.execute(f"SELECT COUNT(*), COALESCE(SUM(terms), 0) FROM lengths WHERE label IN ({marks})",
                               part).fetchone()
-        docs, length = docs + int(n), length + int(total)
-    return docs, length
+        about = db.execute(f"SELECT COUNT(*) FROM passages WHERE patient_key IS NOT NULL AND label IN ({marks})",
+                           part).fetchone()[0]
+        docs, length, people = docs + int(n), length + int(total), people + int(about)
+    return docs, length, people
 
 
 def postings(db: sqlite3.Connection, terms: list[str]) -> dict[str, dict[int, int]]:

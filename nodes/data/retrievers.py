@@ -210,10 +210,10 @@ class PassageRetriever:
         return None if vectors is None else np.asarray(vectors, dtype="<f4").tobytes()
 
 
-def _collection(counted: tuple[int, int, dict[str, int], list[int]]) -> CollectionStats:
+def _collection(counted: tuple[int, int, dict[str, int], list[int], int]) -> CollectionStats:
     """A store's counts (:meth:`~nodes.data.store.LeafStore.term_stats`) as a leaf sends them."""
-    docs, length, df, mentions = counted
-    return CollectionStats(docs=docs, length=length, df=df, concepts=mentions)
+    docs, length, df, mentions, people = counted
+    return CollectionStats(docs=docs, length=length, df=df, concepts=mentions, people=people)
 
 
 def weigh(hits: list[Hit], rows: list[np.ndarray | None], vector: np.ndarray) -> None:

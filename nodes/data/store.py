@@ -93,7 +93,7 @@ class LeafStore(StoreWrites):
         # term -> its postings as columns (what BM25 reads), for terms in _postings and forgotten with them (about
         # three times their size again, outside CACHED_POSTINGS' count)
         self._columns: dict[str, lexical.Columns] = {}
-        self._totals: tuple[int, int] | None = None  # how many passages, their total length (forgotten with postings)
+        self._totals: tuple[int, int, int] | None = None  # passages, their length, those of a patient (forgotten with postings)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -353,20 +353,20 @@ class LeafStore(StoreWrites):
         return known
 
     def term_stats(self, terms: list[str], concepts: list[list[list[str]]],
-                   visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int]]:
+                   visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int], int]:
         """What the passages a caller may see hold of a question's words: how many passages, their total length,
-        how many hold each of ``terms``, and how many mention each concept (all the terms of one of its
-        alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`). ``visible``
-        judges a passage by its metadata; ``None``: every passage is visible."""
+        how many hold each of ``terms``, how many mention each concept (all the terms of one of its
+        alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`), and how many
+        are about a patient. ``visible`` judges a passage by its metadata; ``None``: every passage is visible."""
         needed = sorted(_needed(terms, concepts))
         with self._lock:
             within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
             if within is None:
                 if self._totals is None:
                     self._totals = _lexicon.totals(self._db, None)
-                docs, length = self._totals
+                docs, length, people = self._totals
             else:
-                docs, length = _lexicon.totals(self._db, within)
+                docs, length, people = _lexicon.totals(self._db, within)
             postings = self._term_postings(needed)
 
         def seen(labels: set[int]) -> int:
@@ -385,10 +385,10 @@ class LeafStore(StoreWrites):
                              if lexical.written_together(passage.text, option)}
                 holding |= found
             mentions.append(seen(holding))
-        return docs, length, df, mentions
+        return docs, length, df, mentions, people
 
     def term_stats_at_hand(self, terms: list[str],
-                           concepts: list[list[list[str]]]) -> tuple[int, int, dict[str, int], list[int]] | None:
+                           concepts: list[list[list[str]]]) -> tuple[int, int, dict[str, int], list[int], int] | None:
         """:meth:`term_stats` of every passage, if memory holds what it needs and it can be had at once: ``None`` while a
         write holds the store (its lock is taken), or when it would read the database (a term's postings or the
         totals not held, a specifier to read in the passages' text) or count more than :data:`AT_HAND_POSTINGS`.

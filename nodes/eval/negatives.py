@@ -14,7 +14,8 @@ Three kinds, asked beside the demo's own answerable questions (:func:`nodes.eval
   possessive role or by a surname after a title ("Mrs. Vandersloot"), asking about things the demo does
   hold (gout, pneumonia, a discharge), so only the name can tell that there is nothing to say.
 
-A negative is rejected when the answer says the evidence is not enough and names nobody.
+A negative is rejected when the answer says the evidence is not enough and names nobody — and, asked about someone
+held nowhere, shows no other patient's records.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ UNKNOWN_PEOPLE: tuple[Negative, ...] = (
     _q("Who started Marisol Okonkwo-Hale on apixaban?", "marisol okonkwo"),
     _q("What did the cardiology team find when they examined Dagfinn Ostrowski?", "dagfinn ostrowski"),
     _q("Which antibiotics were given to Caspian Mbeki for urosepsis?", "caspian mbeki"),
+    _q("What did the nephrologist recommend for Anselmo Quiroga?", "anselmo quiroga"),
+    _q("List the home medications of Zhou Yiming.", "zhou yiming"),
     # possessive
     _q("What was Rosalind Achterberg's discharge disposition?", "rosalind achterberg"),
     _q("What is Cornelius Vantongeren's social history?", "cornelius vantongeren"),
@@ -134,6 +137,8 @@ UNKNOWN_PEOPLE: tuple[Negative, ...] = (
     # a surname alone, after a title
     _q("Does Mrs. Vandersloot have gout?", "vandersloot"),
     _q("Was Mr. Ekwueme discharged to a skilled nursing facility?", "ekwueme"),
+    # a familiar given name alone
+    _q("Is Becky on warfarin?", "becky"),
 )
 
 

@@ -7,7 +7,8 @@ mode so the modes read side by side) and as JSON. Its figures, per mode and per 
   (:mod:`nodes.eval.metrics`), and the same over the centralized index's rankings, mode by mode;
 * answers over the questions with a gold answer: the extractive answer's ROUGE-L (an answer saying
   the evidence is not enough scores 0) beside the top passage's (quoting the first hit);
-* negatives, for sets that have them: the share rejected (``insufficient``, naming nobody), and the
+* negatives, for sets that have them: the share rejected (``insufficient``, naming nobody, and about someone held
+  nowhere with no other patient's records), and the
   share of the answerable questions that were wrongly found ``insufficient``.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 
 from nodes.chaos.table import text_table
 from nodes.eval.metrics import RETRIEVAL, mean, records_ranked, retrieval
+from nodes.eval.negatives import PERSON_TYPE
 from nodes.eval.sets import Question
 
 #: The cut-off of every metric and the hits each question asks for.
@@ -55,8 +57,10 @@ class Outcome:
 
     @property
     def rejected(self) -> bool:
-        """The answer says the evidence is not enough, and names nobody."""
-        return self.status == "insufficient" and not self.names_somebody
+        """The answer says the evidence is not enough, and names nobody; asked about someone held nowhere, it shows no
+        other patient's records either."""
+        return (self.status == "insufficient" and not self.names_somebody
+                and not (self.question.type == PERSON_TYPE and self.records))
 
     @property
     def rank(self) -> int | None:
@@ -198,7 +202,8 @@ class EvalResult:
             rows.append((s["mode"], str(neg["questions"]), str(neg["rejected"]), _f(neg["rejection"]),
                          *(f"{neg['types'][k]['rejected']}/{neg['types'][k]['questions']}" for k in kinds),
                          str(neg["positives"]), f"{neg['positives_insufficient']} ({_f(neg['positives_insufficient_share'])})"))
-        return ["negative rejection (answered 'insufficient', naming nobody)", *text_table(rows, first_left=True), ""]
+        return ["negative rejection (answered 'insufficient', naming nobody; about someone held nowhere, with no records)",
+                *text_table(rows, first_left=True), ""]
 
 
 def _f(value: float | None) -> str:

@@ -116,8 +116,32 @@ async def test_names_spacy_misses_are_found_through_the_leaves(nats_server, embe
             assert answer.hits and {hit.patient for hit in answer.hits} == {name}
         nobody = await ask(nc, AskRequest(question="What is Hospital North's metformin policy?"))
         assert nobody.patients == [] and len({hit.patient for hit in nobody.hits}) > 1, "unknown spans are ignored"
+        unheld = await ask(nc, AskRequest(question="What did the nurse recommend for Alejandro Gutierrez?"))
+        assert unheld.patients == ["Alejandro Gutierrez"] and unheld.hits == [], \
+            "a name no record holds a word of is someone held nowhere: no other patient's records"
     finally:
         await federation.stop()
+
+
+def test_a_capitalized_name_no_record_holds_a_word_of_is_someone_held_nowhere_in_records_of_patients():
+    """spaCy does not always take a name for a person ("...recommend for Alejandro Gutierrez?"): it was a candidate no
+    leaf held, filtered nothing, and the answer showed other patients' records as the closest."""
+    from bus.messages import CollectionStats
+    from nodes.data import lexical
+    from nodes.names import held_nowhere
+
+    question = "What did the cardiologist recommend for Alejandro Gutierrez?"
+    first, last = lexical.terms("Alejandro Gutierrez")
+    filters = Filters(candidates=["Alejandro Gutierrez"])
+
+    def counted(people: int, **df: int) -> CollectionStats:
+        return CollectionStats(docs=10, length=100, df={first: df.get("first", 0), last: df.get("last", 0)}, people=people)
+
+    assert held_nowhere(question, filters, counted(4, last=2)) == Filters(patients=["Alejandro Gutierrez"])
+    assert held_nowhere(question, filters, counted(4, first=1, last=2)) == filters, "a leaf may hold him: it decides"
+    assert held_nowhere(question, filters, counted(0)) == filters, "reference texts: nobody to pick from"
+    assert held_nowhere(question.lower(), filters, counted(4)) == filters, "without capitals, a name cannot be told"
+    assert held_nowhere(question, filters, None) == filters
 
 
 def test_a_given_name_alone_is_a_candidate_where_it_names_someone():

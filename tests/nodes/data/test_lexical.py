@@ -109,18 +109,32 @@ def test_a_store_counts_terms_and_follows_upserts_and_deletes(tmp_path):
     try:
         store.apply([Record("a", "Fever and cough for three days."), Record("b", "Cough, no fever. Chest pain."),
                      Record("c", "Knee pain after a fall.")], [], Fixed)
-        docs, length, df, mentions = store.term_stats(["fever", "cough", "pain"], [[["chest", "pain"]], [["gout"]]])
+        docs, length, df, mentions, _ = store.term_stats(["fever", "cough", "pain"], [[["chest", "pain"]], [["gout"]]])
         assert (docs, df, mentions) == (3, {"fever": 2, "cough": 2, "pain": 2}, [1, 0])
         held = {int(label): n for found, _, lengths in store.term_columns(["fever", "cough", "pain", "knee"]).values()
                 for label, n in zip(found, lengths)}
         assert length == sum(held.values())
         store.apply([Record("c", "Gout flare in the left big toe.")], ["a"], Fixed)
-        docs, _, df, mentions = store.term_stats(["fever", "gout"], [[["gout"]]])
+        docs, _, df, mentions, _ = store.term_stats(["fever", "gout"], [[["gout"]]])
         assert (docs, df, mentions) == (2, {"fever": 1, "gout": 1}, [1])
         visible = store.term_stats(["gout", "fever"], [[["gout"]]],
                                    visible=lambda metadata: metadata["record_id"] != "c")
         assert visible[0] == 1 and visible[2] == {"gout": 0, "fever": 1} and visible[3] == [0], \
             "what a caller may not see is not counted"
+    finally:
+        store.close()
+
+
+def test_a_store_counts_the_passages_about_a_patient_that_a_caller_may_see(tmp_path):
+    """What tells records of patients, which a name may pick from, from reference texts (:func:`nodes.names.held_nowhere`)."""
+    store = LeafStore.open(tmp_path, "fixed", 4)
+    try:
+        store.apply([Record("a", "Gout flare.", "Ana Ruiz"), Record("b", "Knee pain.", "Bo Chen"),
+                     Record("c", "Gout is a form of arthritis.")], [], Fixed)
+        assert store.term_stats(["gout"], [])[4] == 2
+        assert store.term_stats(["gout"], [], visible=lambda metadata: metadata["record_id"] != "a")[4] == 1
+        store.apply([], ["b"], Fixed)
+        assert store.term_stats(["gout"], [])[4] == 1, "a write is counted at once"
     finally:
         store.close()
 

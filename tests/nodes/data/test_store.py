@@ -183,7 +183,7 @@ def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, 
     store, _, _ = opened(tmp_path, data, lambda: embedder)
     chest = store.term_columns(["chest"])["chest"][0].tolist()
     assert {store.passages([label])[label].record_id for label in chest} == {"n1", "n3"}
-    docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
+    docs, _, df, _, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
     assert (docs, df) == (2, {"chest": 1, "holter": 0})
     store._db.execute("DELETE FROM terms WHERE term = 'chest'")  # behind the store's back: kept postings are not read again
     assert store.term_columns(["chest"])["chest"][0].tolist() == chest
@@ -193,7 +193,7 @@ def test_the_lexical_index_kept_in_memory_sees_a_change_at_once(tmp_path, data, 
     now = {int(label) for found, _, _ in store.term_columns(["chest", "holter"]).values() for label in found}
     assert sorted(store.passages([label])[label].record_id for label in now) == ["n3", "n4"], \
         "the deleted and the changed passages are gone, the new ones there"
-    docs, _, df, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
+    docs, _, df, _, _ = store.term_stats(["chest", "holter"], [], visible=lambda metadata: metadata["record_id"] != "n3")
     assert (docs, df) == (2, {"chest": 1, "holter": 0}), "n2 and n4 visible; n4 holds 'chest', n3's 'holter' hidden"
 
 
