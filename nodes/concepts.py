@@ -820,12 +820,20 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ..
 
 
 @functools.lru_cache(maxsize=1_024)
+@functools.lru_cache(maxsize=1_024)
 def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
     """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (all
-    of a synonym's: :data:`_NAMES`), with the alternative, whose specifier the text must also write as one
+    of a synonym's, written alone or within the alternative: :data:`_NAMES` — "really high blood pressure" is high
+    blood pressure, not any blood pressure), with the alternative, whose specifier the text must also write as one
     (:func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
-                 if (need := frozenset(lexical.held_terms(option)) - (frozenset() if option in _NAMES else _CONTEXT)))
+                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option))))
+
+
+def _named(option: tuple[str, ...]) -> frozenset[str]:
+    """The terms of ``option`` that a run of it naming a synonym (:data:`_NAMES`) holds."""
+    return frozenset(term for size in range(len(option), 0, -1) for start in range(len(option) - size + 1)
+                     if option[start:start + size] in _NAMES for term in option[start:start + size])
 
 
 def _said_normal(before: tuple[str, ...], after: tuple[str, ...]) -> bool:

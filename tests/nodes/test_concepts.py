@@ -306,6 +306,19 @@ def test_how_bad_it_is_and_what_it_does_leave_what_a_consumer_asks_about_mention
     assert not mentions("Chronic kidney injury from lithium.", kidney) and mentions("Acute renal failure.", kidney)
 
 
+def test_a_synonym_named_within_what_is_asked_keeps_its_words():
+    """"Which patients have chronic high blood pressure?" quoted "High-intensity statin and blood pressure control.": its
+    first way of saying it, "chronic high blood pressure", is no name of the synonym table, so the words in it that say
+    how much (chronic, high) were dropped from what a record must hold, leaving any blood pressure."""
+    from nodes.concepts import focal, mentions
+
+    for question in ("Which patients have chronic high blood pressure?", "Who has really high blood pressure?"):
+        asked = focal(analysed(question))
+        assert not mentions("High-intensity statin and blood pressure control.", asked), question
+        assert mentions("PAST MEDICAL HISTORY: essential hypertension.", asked), question
+        assert mentions("History of high blood pressure.", asked), question
+
+
 def test_a_word_that_qualifies_the_next_is_not_said_by_a_compound_joining_it_to_another():
     from nodes.concepts import focal, mentions
 
