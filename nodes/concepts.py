@@ -52,7 +52,7 @@ typical typically usual usually average given giving gives switched switching tr
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
 come comes came coming brought bring brings
 mr mrs ms miss mx dr prof sir madam
-hello hi hey dear thanks thank regards sincerely please greetings subject message
+hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it. Not a word in -ing, which names a finding ("leg swelling", "nasal bleeding"), nor one in -eed ("brain

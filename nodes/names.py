@@ -48,7 +48,8 @@ _POSSESSIVE = re.compile(rf"\b({_FULL})'s\b")
 _WORDS_THAT_ARE_NOT_NAMES = {"What", "Which", "Who", "How", "When", "Where", "Why", "Does", "Did", "Is", "Are",
                              "List", "Show", "Find", "Give", "Tell", "The", "Patient", "Patients", "Has", "Have",
                              "Had", "Summarize", "Describe", "Dr", "Dr.", "Doctor", "Nurse", "Prof", "Prof.", "Mr", "Mr.",
-                             "Mrs", "Mrs.", "Ms", "Ms.", "Miss"}
+                             "Mrs", "Mrs.", "Ms", "Ms.", "Miss", "Subject", "SUBJECT", "Message", "MESSAGE", "Question",
+                             "QUESTION"}
 #: Titles of clinicians: a name after one is the clinician's, never a patient filter by itself.
 _CLINICIAN = re.compile(r"\b(?:Dr\.?|Doctor|Nurse|Prof\.?|Professor)\s+$")
 
@@ -89,6 +90,9 @@ hospital hospitals clinic clinics center centre medical health healthcare instit
 department ward unit county city state street road avenue foundation memorial general regional community
 pharmacy laboratory lab labs service services agency association society network group
 """.split())
+#: A letter's opening: a greeting and whom it is written to, up to the comma, colon or line break after them ("Dear
+#: Dr. Smith,", "Hello Team Blue:", "Hi,").
+_GREETING = re.compile(r"\s*(?:dear|hello|hi|hey|greetings)\b[^,:;\n?!]{0,40}[,:;\n!]\s*", re.IGNORECASE)
 #: Words a writer signs off with: a name after one is the writer's, not a patient's.
 _SIGN_OFFS = ("thanks", "thank you", "regards", "sincerely", "cheers", "best", "yours", "from", "signed")
 #: What people do in a question: a name that does (or undergoes) one of these is a person.
@@ -141,7 +145,11 @@ def _signed(question: str, span: str) -> bool:
 
 def unsigned(question: str) -> str:
     """``question`` without the writer's own signature, and the sign-off before it ("Which patients have gout? Thanks,
-    John Smith" → "Which patients have gout?"): no part of what is asked (:func:`nodes.concepts.analyse` is given this)."""
+    John Smith" → "Which patients have gout?"), nor the greeting it opens with ("Dear Dr. Smith, which patients have
+    gout?": whom it is written to): no part of what is asked (:func:`nodes.concepts.analyse` is given this)."""
+    opening = _GREETING.match(question)
+    if opening and question[opening.end():].strip():
+        question = question[opening.end():]
     for span in [*candidate_names(question), *given_names(question)]:
         if _signed(question, span):
             head = question[:question.rfind(span)].rstrip(" ,\n-—")
@@ -473,12 +481,15 @@ def held_nowhere(question: str, filters: Filters, stats: CollectionStats | None)
     question without capitals cannot tell a name (:func:`uncapitalized_names`)."""
     if stats is None or not stats.people or not filters.candidates:
         return filters
-    unheld = [name for name in filters.candidates if name in question
-              and any(stats.df.get(term) == 0 for term in lexical.terms(name))]
+    unheld: list[str] = []
+    for name in filters.candidates:  # the longest first: a part of one held nowhere is no other name
+        if (name in question and not any(name in longer for longer in unheld)
+                and any(stats.df.get(term) == 0 for term in lexical.terms(name))):
+            unheld.append(name)
     if not unheld:
         return filters
     return Filters(patients=[*filters.patients, *unheld][:MAX_NAMES],
-                   candidates=[name for name in filters.candidates if name not in unheld])
+                   candidates=[name for name in filters.candidates if not any(name in one for one in unheld)])
 
 
 def applied_filter(filters: Filters, known: list[str]) -> list[str]:

@@ -142,6 +142,9 @@ def test_a_capitalized_name_no_record_holds_a_word_of_is_someone_held_nowhere_in
     assert held_nowhere(question, filters, counted(0)) == filters, "reference texts: nobody to pick from"
     assert held_nowhere(question.lower(), filters, counted(4)) == filters, "without capitals, a name cannot be told"
     assert held_nowhere(question, filters, None) == filters
+    parts = Filters(candidates=["Alejandro Gutierrez Vega", "Alejandro Gutierrez", "Gutierrez Vega"])
+    assert held_nowhere(question.replace("Gutierrez", "Gutierrez Vega"), parts, counted(4)) == \
+        Filters(patients=["Alejandro Gutierrez Vega"]), "the longest, not each of its parts"
 
 
 def test_a_given_name_alone_is_a_candidate_where_it_names_someone():
@@ -226,6 +229,12 @@ def test_the_writers_signature_is_no_part_of_the_question():
     assert unsigned("Is there a cure? Regards, Amanda") == "Is there a cure?", "a given name signs too"
     assert unsigned("Is Rebecca Wright on warfarin?") == "Is Rebecca Wright on warfarin?"
     assert unsigned("Thanks, John Smith") == "Thanks, John Smith", "nothing is asked but the signature"
+    assert unsigned("Dear Dr. Smith, which patients have gout?") == "which patients have gout?", "whom it is written to"
+    assert unsigned("Hello Team Blue: which patients have gout? Thanks, Bob") == "which patients have gout?"
+    assert unsigned("Hello. Dear sir, what is tinnitus?") == "what is tinnitus?"
+    assert unsigned("Hi doctor what is gout?") == "Hi doctor what is gout?", "no break after it: no telling where it ends"
+    assert unsigned("HIV, what is it?") == "HIV, what is it?" and unsigned("Dear Dr. Smith,") == "Dear Dr. Smith,"
+    assert name_filters("SUBJECT: Question MESSAGE: Which patients have gout?") == Filters(), "a message's headings"
 
 
 async def test_a_signed_question_is_answered_as_the_question_alone(demo_federation, nc):
