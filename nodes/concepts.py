@@ -820,7 +820,6 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ..
 
 
 @functools.lru_cache(maxsize=1_024)
-@functools.lru_cache(maxsize=1_024)
 def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
     """What a text must hold to mention ``concept``: one of these, each an alternative's terms but its context (all
     of a synonym's, written alone or within the alternative: :data:`_NAMES` — "really high blood pressure" is high

@@ -33,7 +33,6 @@ import threading
 from bus.errors import ValidationError
 from bus.messages import MAX_NAMES, CollectionStats, Filters
 from nodes.data import lexical
-from nodes.data.lexical import STOP_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -447,7 +446,7 @@ def uncapitalized_names(question: str) -> list[str]:
         for after in words[i + 1:i + 3]:
             spaced = question[words[i + len(run) - 1].end():after.start()].isspace()
             said = re.sub(r"['’]s$", "", after.group(0))  # "john smith's chart": the name ends at the possessive
-            if not spaced or not said.isalpha() or said in STOP_WORDS:
+            if not spaced or not said.isalpha() or said in lexical.STOP_WORDS:
                 break
             run.append(said)
             found.append(" ".join(part.capitalize() for part in run))

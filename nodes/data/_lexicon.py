@@ -70,10 +70,9 @@ def totals(db: sqlite3.Connection, within: set[int] | None) -> tuple[int, int, i
     docs = length = people = 0
     for part in _chunks(sorted(within)):
         marks = ",".join("?" * len(part))
-        n, total = db.execute(f"SELECT COUNT(*), COALESCE(SUM(terms), 0) FROM lengths WHERE label IN ({marks})",
-                              part).fetchone()
-        about = db.execute(f"SELECT COUNT(*) FROM passages WHERE patient_key IS NOT NULL AND label IN ({marks})",
-                           part).fetchone()[0]
+        n, total, about = db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(lengths.terms), 0), COUNT(passages.patient_key) FROM lengths "
+            f"JOIN passages ON passages.label = lengths.label WHERE lengths.label IN ({marks})", part).fetchone()
         docs, length, people = docs + int(n), length + int(total), people + int(about)
     return docs, length, people
 
