@@ -12,11 +12,12 @@ A passage *mentions* a concept if it holds every term of it — its qualifiers (
 :data:`QUALIFIERS`) aside — or of an accepted synonym (:data:`SYNONYMS`: "heart attack" and "myocardial
 infarction" are one concept; :data:`ABBREVIATIONS`: so is "MI"), or of a word the stemmer keeps apart from the one
 asked although it names the same thing (:data:`DERIVED`: a record of "aortic stenosis" mentions a "stenotic aortic
-valve"). Leaves count the passages that mention each concept among those the caller may search
-(:class:`bus.messages.CollectionStats`), so the gateway learns, without moving any text, whether what the question
-is about is in the records at all (:func:`grounding`: the conditions, drugs and procedures it names, when it names
-any) — a question
-about a condition no record mentions is answered "no record mentions it", not with other patients' notes.
+valve"), or of a finding it measures (:mod:`nodes.data.readings`: "heart rate 107" mentions tachycardia,
+"oxygen saturation 86%" low oxygen). Leaves count the passages that mention each concept among those the caller
+may search (:class:`bus.messages.CollectionStats`), so the gateway learns, without moving any text, whether what
+the question is about is in the records at all (:func:`grounding`: the conditions, drugs and procedures it names,
+when it names any) — a question about a condition no record mentions is answered "no record mentions it", not with
+other patients' notes.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
-from nodes.data import lexical
+from nodes.data import lexical, readings
 from summarizer.kinds import asks_whether
 
 #: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
@@ -121,20 +122,11 @@ SYNONYMS = [
     ["benign prostatic hyperplasia", "enlarged prostate"],
     ["hyperlipidemia", "dyslipidemia", "hypercholesterolemia", "high cholesterol"],
     ["alcohol", "ethanol"],
-    ["fast heart rate", "tachycardia"],
-    ["slow heart rate", "bradycardia"],
-    ["fever", "pyrexia", "febrile"],
+    *readings.NAMES,  # findings a record's reading may write: "heart rate 107" is tachycardia
     ["underactive thyroid", "hypothyroidism", "low thyroid"],
     ["overactive thyroid", "hyperthyroidism"],
     ["smoking", "smoker", "tobacco", "cigarettes"],
-    # what patients call a finding (a consumer health vocabulary's), written as a whole: "low" is part of the name
-    ["low potassium", "hypokalemia"],
-    ["high potassium", "hyperkalemia"],
-    ["low sodium", "hyponatremia"],
-    ["high sodium", "hypernatremia"],
-    ["low blood sugar", "hypoglycemia"],
-    ["high blood sugar", "hyperglycemia"],
-    ["low blood pressure", "hypotension"],
+    # what patients call a finding (a consumer health vocabulary's), written as a whole
     ["fainting", "syncope"],
     ["difficulty swallowing", "trouble swallowing", "dysphagia"],
     ["trouble sleeping", "difficulty sleeping", "insomnia"],
@@ -699,7 +691,30 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
     held = _held(text)
-    return any(_holds(text, held, _needs(concept)) for concept in concepts)
+    return any(_holds(text, held, _ways(text, concept)) or _measured(text, concept) for concept in concepts)
+
+
+@functools.lru_cache(maxsize=1_024)
+def _finding(concept: Concept) -> readings.Finding | None:
+    """The finding ``concept`` names that a reading may write (:mod:`nodes.data.readings`), if one."""
+    return readings.finding(concept.alternatives)
+
+
+def _ways(text: str, concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+    """The ways of saying ``concept`` (:func:`_needs`) that count in ``text``: every one, unless ``text`` measures the
+    finding it names and no reading holds it — then only those that keep every word of theirs: "She was febrile to
+    38.3 C" says fever, and no high fever, though "high febrile" without its qualifier is "febrile"."""
+    needs = _needs(concept)
+    found = _finding(concept)
+    if found is None or not readings.contradicted(text, found):
+        return needs
+    return tuple((need, option) for need, option in needs if need == frozenset(lexical.held_terms(option)))
+
+
+def _measured(text: str, concept: Concept) -> bool:
+    """Whether ``text`` gives a reading that writes ``concept`` ("heart rate 107": a fast heart rate)."""
+    found = _finding(concept)
+    return found is not None and readings.measured(text, found)
 
 
 def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...]) -> bool:
@@ -860,13 +875,13 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`) or, for a concept
     asked off the normal, where the word before it or one just after says normal (:data:`OFF_NORMAL`, :data:`NORMAL`),
     ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all
-    its words."""
+    its words. A reading that writes it (:func:`_measured`: "heart rate 107" of a fast heart rate) affirms it."""
     held = _held(text)
     options = [(need, _off_normal(concept))
-               for concept in concepts for need, option in _needs(concept) if _writes(text, held, need, option)]
-    found: set[bool | None] = set()
+               for concept in concepts for need, option in _ways(text, concept) if _writes(text, held, need, option)]
+    found: set[bool | None] = {True} if any(_measured(text, concept) for concept in concepts) else set()
     if not options:
-        return False, found
+        return bool(found), found
     for words, stems, undone in _clauses(text):
         said: set[bool | None] = set()
         for need, off_normal in options:
@@ -939,11 +954,12 @@ def things_asked(analysis: Analysis) -> list[list[list[str]]]:
 def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
     """How much of ``things`` (:func:`things_asked`, as an answer carries them) a text names: the share of them it
     :func:`mentions`, each thing's alternatives read once for every text asked of."""
-    needs = [_needs(Concept(text="", alternatives=tuple(tuple(option) for option in thing))) for thing in things]
+    concepts = [Concept(text="", alternatives=tuple(tuple(option) for option in thing)) for thing in things]
 
     def share(text: str) -> float:
         held = _held(text)
-        return sum(_holds(text, held, thing) for thing in needs) / len(needs) if needs else 0.0
+        return (sum(_holds(text, held, _ways(text, concept)) or _measured(text, concept) for concept in concepts)
+                / len(concepts) if concepts else 0.0)
     return share
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from bus.errors import StoreError
-from nodes.data import _lexicon, _sentences, lexical
+from nodes.data import _lexicon, _sentences, lexical, readings
 from nodes.data._files import replacing
 from nodes.data._sqlite import connect, read_settings, text_digest, transaction
 from nodes.data.chunking import CHUNKER_VERSION, DEFAULT_MAX_CHARS, Passage
@@ -356,8 +356,9 @@ class LeafStore(StoreWrites):
                    visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int], int]:
         """What the passages a caller may see hold of a question's words: how many passages, their total length,
         how many hold each of ``terms``, how many mention each concept (all the terms of one of its
-        alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`), and how many
-        are about a patient. ``visible`` judges a passage by its metadata; ``None``: every passage is visible."""
+        alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`; or a reading of
+        the finding it names: :func:`nodes.data.readings.measured`), and how many are about a patient. ``visible``
+        judges a passage by its metadata; ``None``: every passage is visible."""
         needed = sorted(_needed(terms, concepts))
         with self._lock:
             within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
@@ -384,6 +385,12 @@ class LeafStore(StoreWrites):
                              for label, passage in self.passages(ordered[start:start + 500]).items()
                              if lexical.written_together(passage.text, option)}
                 holding |= found
+            measured = readings.finding(concept)
+            if measured is not None:  # read the passages measuring it for a reading that writes it
+                ordered = sorted(set().union(*(postings[term] for term in readings.terms(measured))) - holding)
+                holding |= {label for start in range(0, len(ordered), 500)
+                            for label, passage in self.passages(ordered[start:start + 500]).items()
+                            if readings.measured(passage.text, measured)}
             mentions.append(seen(holding))
         return docs, length, df, mentions, people
 
@@ -391,7 +398,8 @@ class LeafStore(StoreWrites):
                            concepts: list[list[list[str]]]) -> tuple[int, int, dict[str, int], list[int], int] | None:
         """:meth:`term_stats` of every passage, if memory holds what it needs and it can be had at once: ``None`` while a
         write holds the store (its lock is taken), or when it would read the database (a term's postings or the
-        totals not held, a specifier to read in the passages' text) or count more than :data:`AT_HAND_POSTINGS`.
+        totals not held, a specifier or a reading to read in the passages' text) or count more than
+        :data:`AT_HAND_POSTINGS`.
         What a leaf answers on its event loop instead of a worker thread (:meth:`nodes.leaf.Leaf.handle`)."""
         if not self._lock.acquire(blocking=False):
             return None
@@ -399,6 +407,7 @@ class LeafStore(StoreWrites):
             needed = _needed(terms, concepts)
             if (self._totals is None or any(term not in self._postings for term in needed)
                     or any(lexical.specifier(option) for concept in concepts for option in concept)
+                    or any(readings.finding(concept) for concept in concepts)
                     or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
                 return None
             return self.term_stats(terms, concepts)
@@ -529,5 +538,8 @@ class LeafStore(StoreWrites):
 
 
 def _needed(terms: list[str], concepts: list[list[list[str]]]) -> set[str]:
-    """The terms whose postings count ``terms`` and ``concepts`` (every term an alternative must hold)."""
-    return set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)}
+    """The terms whose postings count ``terms`` and ``concepts`` (every term an alternative must hold, and those a
+    passage measuring the finding one names holds)."""
+    measured = [found for concept in concepts if (found := readings.finding(concept)) is not None]
+    return (set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)}
+            | {term for found in measured for term in readings.terms(found)})

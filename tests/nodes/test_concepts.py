@@ -385,6 +385,40 @@ def test_a_finding_asked_off_the_normal_is_not_told_by_a_record_calling_it_norma
     assert told("High blood pressure, normal renal function.", "Which patients have high blood pressure?")
 
 
+def test_a_finding_is_told_by_a_reading_beyond_its_threshold_and_not_by_one_within():
+    """Records measure what people ask by name: "heart rate 107" is a fast heart rate (:mod:`nodes.data.readings`)."""
+    from nodes.concepts import focal, mentions, tells
+
+    def told(text: str, question: str) -> bool:
+        analysis = analysed(question)
+        return tells(text, analysis, list(range(len(analysis.concepts))))
+
+    fast = focal(analysed("Which patients have a fast heart rate?"))
+    assert mentions("Vital signs: heart rate 107, blood pressure 115/64.", fast)
+    assert not mentions("Vital signs: heart rate 88, blood pressure 115/64.", fast)
+    assert told("Vital signs on arrival: heart rate 107.", "Which patients were tachycardic?")
+    assert not told("Low-grade fever; palpitations and a heart rate of 161.", "Which patients have a low heart rate?"), \
+        "low is part of what is asked, and 161 is no low heart rate"
+    assert told("He was febrile to 39.2 C.", "Who had a high fever?")
+    assert not told("She was febrile to 38.3 C.", "Who had a high fever?"), "a fever, and no high one"
+    assert told("She was febrile to 38.3 C.", "Which patients had a fever?")
+    assert told("Oxygen saturation 86% on room air.", "Which patients have low oxygen levels?")
+    assert not told("Oxygen saturation 97% on room air.", "Which patients have low oxygen levels?")
+
+
+async def test_a_finding_records_only_measure_is_answered_by_the_readings_that_hold_it(demo_federation, nc):
+    """"Which patients have a low heart rate?" quoted "a heart rate of 161": "low" was dropped as a qualifier."""
+    import re
+
+    slow = await ask(nc, AskRequest(question="Which patients have a low heart rate?", summarize="extractive"))
+    assert is_insufficient(slow.answer) and not re.search(r"heart rate (?:of )?\d", slow.answer), slow.answer
+    low = await ask(nc, AskRequest(question="Which patients have low oxygen levels?", summarize="extractive"))
+    assert low.answer_info.status == "successful", low.answer
+    first = [re.search(r"saturation (?:of )?(\d+)%", line) for line in re.split(r"\[\d+\]", low.answer)]
+    assert sum(1 for found in first if found) >= 2 and all(int(found.group(1)) < 90 for found in first if found), \
+        low.answer
+
+
 async def test_an_answer_about_two_things_names_the_patients_whose_records_say_both(demo_federation, nc):
     """'Which patients had surgery on their hip?' quoted 'Department: surgery' of every surgical admission."""
     answer = await ask(nc, AskRequest(question="Which patients had surgery on their hip?", summarize="extractive"))

@@ -11,6 +11,7 @@ import pytest
 from nodes.data import lexical
 from nodes.data.records import Record
 from nodes.data.store import LeafStore
+from tests.helpers.embedders import Fixed
 
 
 def test_words_are_folded_stemmed_and_stop_words_dropped():
@@ -89,19 +90,6 @@ def test_a_leaf_scores_all_its_passages_at_once_to_the_same_bits(spread):
     assert labels.tolist() == list(expected)
     assert scores.tolist() == list(expected.values()), "the same floats, not merely close ones"
     assert lexical.scores(df, 0, 0, columns)[1].tolist() == [0.0] * len(expected)
-
-
-class Fixed:
-    """An embedder giving every text the same unit vector (the lexical index does not read vectors)."""
-
-    fingerprint = "fixed"
-
-    def embed(self, texts):
-        import numpy as np
-
-        vectors = np.zeros((len(texts), 4), dtype=np.float32)
-        vectors[:, 0] = 1.0
-        return vectors
 
 
 def test_a_store_counts_terms_and_follows_upserts_and_deletes(tmp_path):
