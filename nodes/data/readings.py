@@ -110,19 +110,21 @@ _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le
 #: Each finding a reading writes, with its names: the rows the synonym table (:data:`nodes.concepts.SYNONYMS`) takes
 #: them in ("low" and "high" are part of a name: "low potassium" is hypokalemia, not every potassium).
 FINDINGS = [
-    (("fast heart rate", "tachycardia", "high heart rate", "rapid heart rate", "racing heart"),
-     Finding(HEART_RATE, ">", 100.0)),
-    (("slow heart rate", "bradycardia", "low heart rate"), Finding(HEART_RATE, "<", 60.0)),
-    (("fever", "pyrexia", "febrile"), Finding(TEMPERATURE, ">=", 38.0)),
+    (("fast heart rate", "tachycardia", "high heart rate", "rapid heart rate", "racing heart", "elevated heart rate",
+      "rapid pulse", "fast pulse"), Finding(HEART_RATE, ">", 100.0)),
+    (("slow heart rate", "bradycardia", "low heart rate", "slow pulse"), Finding(HEART_RATE, "<", 60.0)),
+    (("fever", "pyrexia", "febrile", "high temperature", "elevated temperature"), Finding(TEMPERATURE, ">=", 38.0)),
     (("high fever", "high-grade fever"), Finding(TEMPERATURE, ">=", 39.0)),
-    (("low oxygen", "hypoxemia", "hypoxia", "low oxygen saturation", "desaturation"), Finding(OXYGEN, "<", 90.0)),
+    (("low oxygen", "hypoxemia", "hypoxia", "low oxygen saturation", "desaturation", "low saturation"),
+     Finding(OXYGEN, "<", 90.0)),
     (("low blood pressure", "hypotension"), Finding(SYSTOLIC, "<", 90.0)),
-    (("low blood sugar", "hypoglycemia"), Finding(GLUCOSE, "<", 70.0)),
-    (("high blood sugar", "hyperglycemia"), Finding(GLUCOSE, ">", 180.0)),
+    (("low blood sugar", "hypoglycemia", "low glucose", "low blood glucose"), Finding(GLUCOSE, "<", 70.0)),
+    (("high blood sugar", "hyperglycemia", "high glucose", "high blood glucose", "elevated glucose",
+      "elevated blood sugar"), Finding(GLUCOSE, ">", 180.0)),
     (("low potassium", "hypokalemia"), Finding(POTASSIUM, "<", 3.5)),
-    (("high potassium", "hyperkalemia"), Finding(POTASSIUM, ">", 5.0)),
+    (("high potassium", "hyperkalemia", "elevated potassium"), Finding(POTASSIUM, ">", 5.0)),
     (("low sodium", "hyponatremia"), Finding(SODIUM, "<", 135.0)),
-    (("high sodium", "hypernatremia"), Finding(SODIUM, ">", 145.0)),
+    (("high sodium", "hypernatremia", "elevated sodium"), Finding(SODIUM, ">", 145.0)),
 ]
 #: The names of :data:`FINDINGS`, a row each, as the synonym table takes them.
 NAMES = [list(names) for names, _ in FINDINGS]

@@ -404,6 +404,9 @@ def test_a_finding_is_told_by_a_reading_beyond_its_threshold_and_not_by_one_with
     assert told("She was febrile to 38.3 C.", "Which patients had a fever?")
     assert told("Oxygen saturation 86% on room air.", "Which patients have low oxygen levels?")
     assert not told("Oxygen saturation 97% on room air.", "Which patients have low oxygen levels?")
+    assert told("Potassium was mildly elevated without ECG changes.", "Which patients had an elevated potassium?")
+    assert not told("Potassium chloride 20 mEq IV.", "Which patients had an elevated potassium?"), \
+        "elevated is part of the finding's name, and a dose no reading"
 
 
 async def test_a_finding_records_only_measure_is_answered_by_the_readings_that_hold_it(demo_federation, nc):

@@ -68,6 +68,7 @@ def test_a_reading_beyond_the_threshold_writes_the_finding_and_one_within_contra
 def test_a_concept_names_a_finding_by_a_name_of_its_row_beside_words_of_how_it_is_measured():
     assert readings.finding([lexical.terms("low oxygen levels")]) is named("hypoxemia")
     assert readings.finding([lexical.terms("hypoglycemia episodes")]) is named("low blood sugar")
+    assert readings.finding([lexical.terms("elevated potassium")]) is named("hyperkalemia")
     assert readings.finding([lexical.terms("heart rate")]) is None, "a measure is no finding"
     assert readings.finding([lexical.terms("low blood pressure medication")]) is None
 
