@@ -48,7 +48,7 @@ class Measure:
 
     #: Its names in a record (a regular expression, case ignored).
     names: str
-    #: Words one of which a passage holding a reading of it holds (the index terms its counts start from).
+    #: Names one of which a passage holding a reading of it holds, each whole (where the leaves' counts start).
     words: tuple[str, ...]
     #: The values it can take, in its own unit (others are no reading of it).
     low: float
@@ -79,14 +79,14 @@ def _mg_dl(value: float, after: str) -> float:
     return value * 18.0 if "mmol" in after.casefold() else value
 
 
-HEART_RATE = Measure(r"heart\s+rate|pulse(?:\s+rate)?(?!\s*ox)|hr", ("heart", "pulse", "hr"), 20, 300,
+HEART_RATE = Measure(r"heart\s+rate|pulse(?:\s+rate)?(?!\s*ox)|hr", ("heart rate", "pulse", "hr"), 20, 300,
                      after=r"\s*(?:beats|bpm)?")
 TEMPERATURE = Measure(r"temperature|temp|tmax|febrile\s+to", ("temperature", "temp", "tmax", "febrile"),
                       30, 45, after=r"\s*(?:°|º|degrees?|deg\.?)?\s*(?:[cf]\b)?", unit=_celsius)
 OXYGEN = Measure(r"(?:oxygen|o2)\s+(?:saturation|sats?)|spo2|sao2|pulse\s+ox(?:imetry)?|saturation|sats?|saturating|"
                  r"saturated", ("oxygen", "o2", "spo2", "sao2", "ox", "oximetry", "saturation", "sat", "sats",
                                 "saturating", "saturated"), 30, 100, after=r"\s*(?:%|percent\b)", percent=True)
-SYSTOLIC = Measure(r"blood\s+pressure|bp", ("blood", "bp"), 40, 300, after=r"\s*/\s*\d{2,3}")
+SYSTOLIC = Measure(r"blood\s+pressure|bp", ("blood pressure", "bp"), 40, 300, after=r"\s*/\s*\d{2,3}")
 GLUCOSE = Measure(r"(?:(?:blood|serum|fingerstick|capillary)\s+)?(?:glucose|sugar)s?|fingerstick|bg",
                   ("glucose", "sugar", "fingerstick", "bg"), 10, 2000, after=r"\s*(?:mg/dl|mmol/l|mmol)?", unit=_mg_dl)
 POTASSIUM = Measure(r"(?:serum\s+)?potassium", ("potassium",), 1, 10)
@@ -149,9 +149,9 @@ def finding(alternatives: Sequence[Sequence[str]]) -> Finding | None:
     return None
 
 
-def terms(found: Finding) -> list[str]:
-    """The index terms one of which a passage holding a reading of ``found`` holds."""
-    return sorted({term for word in found.measure.words for term in lexical.terms(word)})
+def terms(found: Finding) -> list[tuple[str, ...]]:
+    """The index terms of each name of ``found``'s measure: a passage holding a reading of it holds all of one's."""
+    return [tuple(lexical.terms(word)) for word in found.measure.words]
 
 
 def measured(text: str, found: Finding) -> bool:
@@ -170,7 +170,7 @@ def readings(text: str, measure: Measure) -> list[float]:
     """The values ``text`` gives ``measure``, in its unit, in order."""
     found = []
     for match in measure.pattern.finditer(text):
-        before = _BEFORE.search(text, 0, match.start())
+        before = _BEFORE.search(text, max(0, match.start() - 40), match.start())
         if before and before.group(1).casefold() in _LIMITS:
             continue
         if measure.percent and not match.group(2).strip():

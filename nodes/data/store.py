@@ -94,6 +94,7 @@ class LeafStore(StoreWrites):
         # three times their size again, outside CACHED_POSTINGS' count)
         self._columns: dict[str, lexical.Columns] = {}
         self._totals: tuple[int, int, int] | None = None  # passages, their length, those of a patient (forgotten with postings)
+        self._measured: dict[readings.Finding, frozenset[int]] = {}  # a finding -> the passages a reading writes it in (likewise)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -216,6 +217,7 @@ class LeafStore(StoreWrites):
                 self._columns.clear()
                 self._posted = 0
                 self._totals = None
+                self._measured.clear()
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
@@ -386,19 +388,32 @@ class LeafStore(StoreWrites):
                              if lexical.written_together(passage.text, option)}
                 holding |= found
             measured = readings.finding(concept)
-            if measured is not None:  # read the passages measuring it for a reading that writes it
-                ordered = sorted(set().union(*(postings[term] for term in readings.terms(measured))) - holding)
-                holding |= {label for start in range(0, len(ordered), 500)
-                            for label, passage in self.passages(ordered[start:start + 500]).items()
-                            if readings.measured(passage.text, measured)}
+            if measured is not None:
+                holding |= self._measuring(measured, postings)
             mentions.append(seen(holding))
         return docs, length, df, mentions, people
+
+    def _measuring(self, found: readings.Finding, postings: dict[str, dict[int, int]]) -> frozenset[int]:
+        """The passages whose readings write ``found`` (:func:`nodes.data.readings.measured`): those holding a name of
+        its measure (``postings`` holds their terms'), their text read once until the store changes."""
+        with self._lock:
+            known, version = self._measured.get(found), self._applied
+        if known is None:
+            ordered = sorted(set().union(*(set.intersection(*(set(postings[term]) for term in name))
+                                           for name in readings.terms(found))))
+            known = frozenset(label for start in range(0, len(ordered), 500)
+                              for label, passage in self.passages(ordered[start:start + 500]).items()
+                              if readings.measured(passage.text, found))
+            with self._lock:
+                if self._applied == version:  # no write came between: what was read holds
+                    self._measured[found] = known
+        return known
 
     def term_stats_at_hand(self, terms: list[str],
                            concepts: list[list[list[str]]]) -> tuple[int, int, dict[str, int], list[int], int] | None:
         """:meth:`term_stats` of every passage, if memory holds what it needs and it can be had at once: ``None`` while a
         write holds the store (its lock is taken), or when it would read the database (a term's postings or the
-        totals not held, a specifier or a reading to read in the passages' text) or count more than
+        totals not held, a specifier or readings not yet read to read in the passages' text) or count more than
         :data:`AT_HAND_POSTINGS`.
         What a leaf answers on its event loop instead of a worker thread (:meth:`nodes.leaf.Leaf.handle`)."""
         if not self._lock.acquire(blocking=False):
@@ -407,7 +422,7 @@ class LeafStore(StoreWrites):
             needed = _needed(terms, concepts)
             if (self._totals is None or any(term not in self._postings for term in needed)
                     or any(lexical.specifier(option) for concept in concepts for option in concept)
-                    or any(readings.finding(concept) for concept in concepts)
+                    or any(found not in self._measured for concept in concepts if (found := readings.finding(concept)))
                     or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
                 return None
             return self.term_stats(terms, concepts)
@@ -542,4 +557,4 @@ def _needed(terms: list[str], concepts: list[list[list[str]]]) -> set[str]:
     passage measuring the finding one names holds)."""
     measured = [found for concept in concepts if (found := readings.finding(concept)) is not None]
     return (set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)}
-            | {term for found in measured for term in readings.terms(found)})
+            | {term for found in measured for name in readings.terms(found) for term in name})

@@ -84,10 +84,14 @@ def test_a_store_counts_the_passages_a_reading_writes_a_finding_of(tmp_path):
         fast = [list(lexical.terms(name)) for name in ("fast heart rate", "tachycardia")]
         slow = [list(lexical.terms(name)) for name in ("slow heart rate", "bradycardia")]
         low = [list(lexical.terms("low oxygen level"))]
+        assert store.term_stats_at_hand([], [fast]) is None, "readings are read in the passages' text, off the loop"
         mentions = store.term_stats([], [fast, slow, low])[3]
         assert mentions == [2, 0, 1], "a and c are tachycardic, none bradycardic, a hypoxemic"
-        assert store.term_stats_at_hand([], [fast]) is None, "readings are read in the passages' text"
+        assert store.term_stats_at_hand([], [fast])[3] == [2], "once read, until the store changes"
         hidden = store.term_stats([], [fast], visible=lambda metadata: metadata["record_id"] != "a")[3]
         assert hidden == [1], "what a caller may not see is not counted"
+        store.apply([Record("e", "Pulse 134 and irregular.")], ["a"], Fixed)
+        assert store.term_stats_at_hand([], [fast]) is None
+        assert store.term_stats([], [fast, low])[3] == [2, 0], "a write is counted at once: c and e, nobody hypoxemic"
     finally:
         store.close()
