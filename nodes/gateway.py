@@ -53,6 +53,7 @@ from nodes._service import NodeService
 from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
                             things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
+from nodes.demographics import Whom, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unsigned
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
@@ -156,18 +157,21 @@ class Gateway(NodeService):
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
         # question names is mentioned, or something is and the answer names patients (known once they answered)
         unsummarized = grounding(analysis, stats, naming=True)[1]
-        asked_k = depth(k) if ask.mode == "hybrid" else k  # a hybrid question fuses a deeper dense list, a shallower lexical one
+        # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
+        asked = whom(ask.question) if stats is not None and stats.people else Whom()
+        wide = widened(asked, k)
+        asked_k = depth(wide) if ask.mode == "hybrid" else wide  # a hybrid question fuses a deeper dense list
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=asked_k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
                                   collapse=ask.collapse,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None,
-                                  lexical_k=lexical_depth(k) if ask.mode == "hybrid" else None,
+                                  lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
-        outcomes = await self._scatter(request, query, k, budget, trace, why)
+        outcomes = await self._scatter(request, query, k, budget, trace, why, asked)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
-        answer = self._merge(ask, query, k, outcomes, filters, about, trace, (time.monotonic() - started) * 1000.0)
+        answer = self._merge(ask, query, k, outcomes, filters, about, asked, trace, (time.monotonic() - started) * 1000.0)
         # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
         analysis, stats, later = respelled(analysis, stats, answer.hits) or (analysis, stats, {})
         answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
@@ -212,15 +216,17 @@ class Gateway(NodeService):
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         return analyse(text, [*filters.patients, *taken], phrases), None
 
-    async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None) -> list[ChildOutcome]:
+    async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
+                       asked: Whom) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — the first ``k`` (what the
         caller asked for) of the one list the question ranks by (the lexical list in a lexical question, else the
-        dense one: the other, and a hybrid question's deeper dense list, are the gateway's to fuse), its summaries
-        withdrawn, ``why``, when the hits are already known to be only the closest records."""
+        dense one: the other, and a hybrid question's deeper dense list, are the gateway's to fuse), but for patients
+        who are not whom it ``asked`` about, its summaries withdrawn, ``why``, when the hits are already known to be
+        only the closest records."""
         async def stream(outcome: ChildOutcome) -> None:
             result = outcome.result
             if result is not None and (result.lexical or len(result.hits) > k):  # the client is shown one list of k
-                shown = result.lexical if query.mode == "lexical" else result.hits
+                shown = kept(asked, result.lexical if query.mode == "lexical" else result.hits)[0]
                 result = result.model_copy(update={"hits": shown[:k], "lexical": []})
             if why and result is not None and result.summaries:
                 result = result.model_copy(update={"summaries": withdrawn(result.summaries, why)})
@@ -321,14 +327,15 @@ class Gateway(NodeService):
         return summed(outcomes)
 
     def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters,
-               about: list[list[list[str]]], trace: str, took_ms: float) -> Answer:
+               about: list[list[list[str]]], asked: Whom, trace: str, took_ms: float) -> Answer:
         """The organizations' results as one answer — the top ``k`` of the dense list, the lexical list or both
-        fused, favouring what mentions the things asked ``about`` — with no hits, and the reason, when coverage fell
-        short."""
+        fused, favouring what mentions the things asked ``about``, of the patients whom it ``asked`` about
+        (:func:`nodes.demographics.kept`) — with no hits, and the reason, when coverage fell short."""
         result = merge(outcomes, query.k, self.subject, took_ms, collapse=ask.collapse, lexical_k=query.lexical_depth())
-        hits = {"dense": result.hits, "lexical": result.lexical}.get(ask.mode)
+        dense, lexical = kept(asked, result.hits, result.lexical)
+        hits = {"dense": dense[:k], "lexical": lexical[:k]}.get(ask.mode)
         if ask.mode == "hybrid":
-            hits = fuse(result.hits, result.lexical, k, kind_of(ask.question), about)
+            hits = fuse(dense, lexical, k, kind_of(ask.question), about)
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],

@@ -23,6 +23,7 @@ from nodes.data.index import best_scores, exact_scores
 from nodes.data.chunking import Passage
 from nodes.data import lexical
 from nodes.data.topk import Candidates, digest, search_complete, select
+from nodes.demographics import Whom, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth
 from summarizer.kinds import kind_of
 from nodes.run.spec import FederationSpec
@@ -218,16 +219,19 @@ class CentralIndex:
                about: list[list[list[str]]] | None = None) -> list[Hit]:
         """The central top ``k`` the way a question of ``mode`` ranks it: dense, lexical, or both fused (favouring what
         mentions the things asked ``about``) — the ``patients``' passages by the ``focused`` vector, if given
-        (:attr:`bus.messages.Query.focused`)."""
+        (:attr:`bus.messages.Query.focused`), and of whom the question asks about (:mod:`nodes.demographics`)."""
         if patients and focused is not None:
             vector = focused
+        asked = whom(question) if any(passage.patient for passage in self.passages) else Whom()
+        wide = widened(asked, k)
         if mode == "dense":
-            return self.search(vector, k, patients, collapse=collapse)
+            return kept(asked, self.search(vector, wide, patients, collapse=collapse))[0][:k]
         if mode == "lexical":
-            return self.lexical(terms, k, patients, collapse=collapse)
-        bm25, deep = self.bm25(terms, patients), depth(k)
-        return fuse(self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
-                    self.lexical(terms, lexical_depth(k), patients, collapse=collapse, vector=vector, bm25=bm25, sentences=True),
+            return kept(asked, self.lexical(terms, wide, patients, collapse=collapse))[0][:k]
+        bm25, deep = self.bm25(terms, patients), depth(wide)
+        return fuse(*kept(asked, self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
+                          self.lexical(terms, lexical_depth(wide), patients, collapse=collapse, vector=vector, bm25=bm25,
+                                       sentences=True)),
                     k, kind_of(question), about or ())
 
     def as_answered(self, answer: Answer, mode: str, k: int, *, collapse: bool = True) -> list[Hit]:

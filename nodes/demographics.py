@@ -1,0 +1,174 @@
+"""Whom a question asks about — women or men, an age — and the patients whose records say otherwise.
+
+"Which women have diabetes?" named men, and "Which patients over 80 have heart failure?" patients of every age: the
+words that say whom are context (:data:`nodes.concepts.CONTEXT`), which no record need mention, so nothing held the
+answer to them. A question's :class:`Whom` is read from its words (:func:`whom`): a sex (women, female, girls …; men,
+male, boys …; both or neither: none) and an age ("over 80", "older than 65", "under 40", "aged 65 or older", "80 and
+over", "in their 70s", "which children", "pediatric patients"). Words without an age ("elderly", "older adults")
+are no bound: where they begin is the asker's. The gateway drops the hits of every patient whose records say
+otherwise before it fuses its lists (:func:`kept`), having asked the leaves for :data:`DEEPER` times as many
+(:func:`widened`), so that its top k are of those asked about; the centralized baseline ranks the same way
+(:meth:`nodes.run.baseline.CentralIndex.ranked`). A patient's sex and ages are what the hits about them say
+(:func:`facts`): their metadata (``sex`` or ``gender``; ``age``) or, failing that, their text ("This 92-year-old
+woman", "Ms. Foster"). A patient whose hits say nothing of it is kept — nothing says otherwise — and so is a hit about
+no patient (a reference text): this judges patients, not what is written about people — and only in records of
+patients (:attr:`bus.messages.CollectionStats.people`), so a question of reference texts is ranked as always.
+
+Example::
+
+    asked = whom("Which women over 80 have heart failure?")  # Whom(sex='female', low=81, high=None)
+    dense, lexical = kept(asked, dense_list_of_widened_k, lexical_list_of_widened_k)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bus.messages import MAX_K, Hit
+
+#: How many times as many hits the gateway asks for when a question says whom (what its top k are drawn from).
+DEEPER = 3
+
+_FEMALE = frozenset("woman women female females girl girls lady ladies".split())
+_MALE = frozenset("man men male males boy boys gentleman gentlemen".split())
+_WORD = re.compile(r"[^\W\d_]+")
+#: Words after a sex's that make it someone else's: "a female relative", "her male partner".
+_SOMEONE_ELSE = frozenset("""
+relative relatives partner partners sibling siblings cousin cousins family member members friend friends spouse doctor
+doctors nurse nurses physician physicians provider providers caregiver caregivers
+""".split())
+#: Who a question may hold to an age right after naming them ("patients over 80", "women under 40").
+_PEOPLE = r"(?:patients?|people|persons?|individuals?|adults?|women|men|males?|females?|anyone|those|ones|who(?:\s+are)?)"
+_ABOVE = r"over|above|older\s+than|more\s+than"
+_BELOW = r"under|below|younger\s+than|less\s+than"
+_YEARS = r"(?:\s*(?:years?|yrs?)(?:\s+of\s+age|\s+old)?|\s*y/?o\b)"
+_UNITS = r"(?!\s*(?:%|percent|kg|lbs?|pounds|mg|mcg|g\b|ml|mmhg|bpm|days?|weeks?|months?|hours?|minutes?|times))"
+#: A bound beyond a number ("patients over 80": 81 and up) …
+_BEYOND = [
+    # patients over 80, women under 40, anyone older than 65
+    re.compile(rf"\b{_PEOPLE}\s+(?:aged?\s+)?(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+)?(?P<n>\d{{1,3}})\b{_UNITS}",
+               re.IGNORECASE),
+    # over 80 years old, over the age of 80, aged over 80
+    re.compile(rf"\b(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+(?P<m>\d{{1,3}})|(?P<n>\d{{1,3}}){_YEARS})",
+               re.IGNORECASE),
+]
+#: … and one that holds it ("aged 65 or older", "80 and over", "65+").
+_FROM = re.compile(rf"\b(?:aged?\s+(?P<n>\d{{1,3}})(?:{_YEARS})?|(?P<m>\d{{1,3}}){_YEARS}|{_PEOPLE}\s+(?P<p>\d{{1,3}}))\s*"
+                   rf"(?:(?:or|and)\s+(?P<op>older|over|above|up|younger|under|below|less)\b|(?P<plus>\+))", re.IGNORECASE)
+_DECADE = re.compile(r"\bin\s+(?:their|his|her)\s+(\d)0s\b", re.IGNORECASE)
+_CHILDREN = re.compile(r"\b(?:which|what|any|the)\s+(?:children|kids|minors)\b|\b(?:pediatric|paediatric)\s+patients?\b",
+                       re.IGNORECASE)
+#: How a record gives a patient's age and sex: "This 92-year-old woman", "a 54 year old male".
+_AGE_SEX = re.compile(r"\b(\d{1,3})[-\s](?:year|yr)s?[-\s]old(?:\s+(woman|man|female|male|girl|boy|lady|gentleman))?\b",
+                      re.IGNORECASE)
+_TITLE = re.compile(r"\b(Mr|Ms|Mrs|Miss)\b\.?\s+(?:[A-Z][\w'’-]*\s+)?([A-Z][\w'’-]*)")
+
+
+@dataclass(frozen=True)
+class Whom:
+    """Whom a question asks about: a sex (``"female"``, ``"male"``) and an age range (inclusive), each or both."""
+
+    sex: str | None = None
+    low: int | None = None
+    high: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.sex is not None or self.low is not None or self.high is not None
+
+    def ages(self, age: float) -> bool:
+        return (self.low is None or age >= self.low) and (self.high is None or age <= self.high)
+
+
+def whom(question: str) -> Whom:
+    """Whom ``question`` asks about (empty when it says nothing of sex or age, or both sexes)."""
+    words = [word.casefold() for word in _WORD.findall(question)]
+    said = {word for word, after in zip(words, [*words[1:], ""]) if after not in _SOMEONE_ELSE}
+    female, male = bool(said & _FEMALE), bool(said & _MALE)
+    sex = "female" if female and not male else "male" if male and not female else None
+    low = high = None
+    beyond = next((found for pattern in _BEYOND if (found := pattern.search(question))), None)
+    if beyond:
+        n = int(beyond.group("n") or beyond.group("m"))
+        if re.fullmatch(_ABOVE, " ".join(beyond.group("op").casefold().split())):
+            low = n + 1
+        else:
+            high = n - 1
+    elif held := _FROM.search(question):
+        n = int(held.group("n") or held.group("m") or held.group("p"))
+        if held.group("plus") or held.group("op").casefold() in ("older", "over", "above", "up"):
+            low = n
+        else:
+            high = n
+    decade = _DECADE.search(question)
+    if low is None and high is None and decade:
+        low, high = int(decade.group(1)) * 10, int(decade.group(1)) * 10 + 9
+    if low is None and high is None and _CHILDREN.search(question):
+        high = 17
+    return Whom(sex, low, high)
+
+
+@dataclass
+class Facts:
+    """What a patient's hits say of them: their sexes and ages (usually one of each; none when nothing says)."""
+
+    sexes: set[str]
+    ages: set[float]
+
+
+def facts(hits: list[Hit]) -> dict[str, Facts]:
+    """What the hits about each patient say of their sex and age: metadata first, their text failing that."""
+    found: dict[str, Facts] = {}
+    for hit in hits:
+        if hit.patient is None:
+            continue
+        said = found.setdefault(hit.patient, Facts(set(), set()))
+        sex = _sex(str(hit.metadata.get("sex") or hit.metadata.get("gender") or ""))
+        if sex:
+            said.sexes.add(sex)
+        age = hit.metadata.get("age")
+        if isinstance(age, (int, float)) and not isinstance(age, bool) and 0 <= age <= 130:
+            said.ages.add(float(age))
+        if sex and age is not None:
+            continue
+        for match in _AGE_SEX.finditer(hit.text):
+            if age is None and int(match.group(1)) <= 130:
+                said.ages.add(float(match.group(1)))
+            if not sex and match.group(2):
+                said.sexes.add(_sex(match.group(2)))
+        if not sex:
+            surname = hit.patient.split()[-1]
+            said.sexes |= {_sex(title) for title, name in _TITLE.findall(hit.text) if name == surname}
+    return found
+
+
+def _sex(word: str) -> str:
+    word = word.strip().casefold()
+    if word in ("f", "mrs", "ms", "miss") or word in _FEMALE:
+        return "female"
+    if word in ("m", "mr") or word in _MALE:
+        return "male"
+    return ""
+
+
+def otherwise(asked: Whom, said: Facts) -> bool:
+    """Whether a patient's records (``said``) say they are not whom the question asks about."""
+    if asked.sex and said.sexes and asked.sex not in said.sexes:
+        return True
+    return (asked.low is not None or asked.high is not None) and bool(said.ages) and \
+        not any(asked.ages(age) for age in said.ages)
+
+
+def widened(asked: Whom, k: int) -> int:
+    """How many hits a search for the top ``k`` of whom it ``asked`` about draws from (:data:`DEEPER` times ``k``)."""
+    return min(MAX_K, k * DEEPER) if asked else k
+
+
+def kept(asked: Whom, *lists: list[Hit]) -> tuple[list[Hit], ...]:
+    """Each of ``lists`` without the hits about patients whose records — what all the lists' hits about them say —
+    say they are not whom the question asks about; every list as it was when it asks about nobody in particular."""
+    if not asked:
+        return lists
+    said = facts([hit for hits in lists for hit in hits])
+    other = {patient for patient, known in said.items() if otherwise(asked, known)}
+    return tuple([hit for hit in hits if hit.patient not in other] for hits in lists)

@@ -1,0 +1,87 @@
+"""Whom a question asks about, and the patients whose records say otherwise (the demo, real broker)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.asking import AskRequest
+from bus.client import ask
+from bus.messages import Hit
+from nodes.demographics import Whom, facts, kept, whom
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Which women have diabetes?", Whom(sex="female")),
+    ("Which male patients take apixaban?", Whom(sex="male")),
+    ("Which patients over 80 have heart failure?", Whom(low=81)),
+    ("Which men under 40 had a stroke?", Whom(sex="male", high=39)),
+    ("Which patients aged 65 or older take warfarin?", Whom(low=65)),
+    ("Which patients 80 and over had a fall?", Whom(low=80)),
+    ("Which patients aged 65+ have COPD?", Whom(low=65)),
+    ("Which patients over the age of 75 have atrial fibrillation?", Whom(low=76)),
+    ("Which women in their 70s have COPD?", Whom(sex="female", low=70, high=79)),
+    ("Which children have asthma?", Whom(high=17)),
+])
+def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
+    assert whom(question) == expected
+
+
+@pytest.mark.parametrize("question", [
+    "Which patients have a heart rate over 100?",  # a value, not an age
+    "Which patients weigh over 100 kg?",
+    "Do women and men get gout at the same age?",  # both
+    "Which patients have a family history of breast cancer in a female relative?",  # someone else's
+    "Which patients have children?",
+    "Which elderly patients had a fall?",  # where elderly begins is the asker's
+    "Which patients have gout?",
+])
+def test_a_question_that_says_no_sex_or_age_of_its_patients_asks_about_everyone(question):
+    assert not whom(question)
+
+
+def hit(n: int, patient: str | None, text: str = "Note.", **metadata) -> Hit:
+    return Hit(id=f"p{n}", org="a", path="a.notes", score=1.0 - n / 100, text=text, patient=patient, metadata=metadata)
+
+
+def test_a_patient_is_dropped_only_where_their_records_say_they_are_not_whom_was_asked():
+    hits = [hit(1, "Ana Ruiz", "This 82-year-old woman, Ms. Ruiz, fell."), hit(2, "Ana Ruiz", "Gout."),
+            hit(3, "Bo Chen", "Gout.", sex="male", age=54), hit(4, "Cy Park", "Gout flare."),
+            hit(5, None, "Gout is a form of arthritis in men and women."),
+            hit(6, "Di Moss", "Ms. Moss was seen for gout."), hit(7, "Ed Lowe", "A 67 year old man with gout.")]
+    said = facts(hits)
+    assert (said["Ana Ruiz"].sexes, said["Ana Ruiz"].ages) == ({"female"}, {82.0})
+    assert (said["Bo Chen"].sexes, said["Bo Chen"].ages) == ({"male"}, {54.0}), "metadata first"
+    assert said["Di Moss"].sexes == {"female"} and said["Ed Lowe"].ages == {67.0}
+    ids = lambda found: [h.id for h in found]  # noqa: E731
+    assert ids(kept(whom("Which women have gout?"), hits)[0]) == ["p1", "p2", "p4", "p5", "p6"], \
+        "men dropped; a patient nothing says the sex of, and a reference text, kept"
+    assert ids(kept(whom("Which patients over 60 have gout?"), hits)[0]) == ["p1", "p2", "p4", "p5", "p6", "p7"]
+    dense, lexical = kept(whom("Which men have gout?"), hits[:3], hits[3:])
+    assert ids(dense) == ["p3"] and ids(lexical) == ["p4", "p5", "p7"], "what one list says holds for the other"
+    assert kept(Whom(), hits) == (hits,)
+
+
+async def test_an_answer_names_only_the_patients_whom_the_question_asks_about(demo_federation, nc):
+    """"Which women have diabetes?" named two men: the words that say whom are no concept any record need mention."""
+    women = await ask(nc, AskRequest(question="Which women have diabetes?", summarize="extractive"))
+    assert women.answer_info.status == "successful", women.answer
+    said = facts(women.hits)
+    assert women.hits and all("male" not in said[h.patient].sexes for h in women.hits if h.patient), \
+        [(h.patient, said[h.patient].sexes) for h in women.hits]
+    older = await ask(nc, AskRequest(question="Which patients over 70 have heart failure?", summarize="extractive"))
+    ages = facts(older.hits)
+    assert older.answer_info.status == "successful" and "heart failure" in older.answer, older.answer
+    named = {h.patient for h in older.hits if h.patient and f"{h.patient}:" in older.answer}
+    assert len(named) >= 2 and all(max(ages[name].ages) > 70 for name in named), {n: ages[n].ages for n in named}
+
+
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+async def test_an_answer_about_whom_is_the_centralized_one(demo_federation, nc, demo_spec, mode):
+    """The gateway asks deeper lists and drops others' hits; the centralized index ranks the same way."""
+    from nodes.run.baseline import CentralIndex
+
+    central = CentralIndex.from_spec(demo_spec)
+    for question in ("Which women have diabetes?", "Which patients over 70 have heart failure?"):
+        answer = await ask(nc, AskRequest(question=question, mode=mode, include_embedding=True))
+        expected = central.as_answered(answer, mode, 10)
+        assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], question
