@@ -728,8 +728,10 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     hyphened to a word the option lacks (:func:`_compounds`): "High-intensity statin and blood pressure control" does
     not write "high blood pressure", nor "low-dose aspirin" low blood pressure or "calcium-channel blocker" calcium
     supplements. The option's last word may be hyphened to anything ("HIV-positive", "COVID-19 pneumonia"), and any
-    word to what comes before it ("drug-induced liver injury" writes induced liver injury). The gateway quotes by this
-    rule; the leaves' counts, which read no text for it, may count more."""
+    word to what comes before it ("drug-induced liver injury" writes induced liver injury) — but a word of who, when or
+    how much (:data:`CONTEXT`) opening a compound of the option's words that qualifies the next word says what that
+    is: a "low-sodium diet" is no low sodium, a "high-protein diet" no high protein. The gateway quotes by this rule;
+    the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
         return False
     kept = lexical.held_terms(option)
@@ -738,25 +740,34 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
         return True
     alone, compounds = _compounds(text)
     allowed = set(kept)
+
+    def attributive(parts: tuple[str | None, ...], follower: str | None) -> bool:
+        return parts[0] in _CONTEXT and follower is not None and follower not in allowed | _CONTEXT \
+            and set(parts) <= allowed
     return all(term in alone or any(part == term and (after is None or after in allowed)
-                                    for parts in compounds for part, after in zip(parts, (*parts[1:], None)))
+                                    and not (term == parts[0] and attributive(parts, follower))
+                                    for parts, follower in compounds for part, after in zip(parts, (*parts[1:], None)))
                for term in qualifying)
 
 
 #: A hyphen or dash (:data:`HYPHENS`), and words joined by them into one ("high-intensity", "non-small-cell", "COVID-19").
 _HYPHEN = re.compile(f"[{re.escape(''.join(sorted(HYPHENS)))}]")
 _COMPOUND = re.compile(rf"[^\W_]+(?:{_HYPHEN.pattern}[^\W_]+)+")
+_FOLLOWER = re.compile(r"[ \t]+([^\W_]+)")
 
 
 @functools.lru_cache(maxsize=4_096)
-def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[str | None, ...], ...]]:
+def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str | None, ...], str | None], ...]]:
     """The terms ``text`` holds outside hyphenated compounds, and each compound's parts' terms, in order (``None`` for a
-    part that names nothing: a stop word, a letter, or one holding digits — "19" of "COVID-19" says which)."""
+    part that names nothing: a stop word, a letter, or one holding digits — "19" of "COVID-19" says which), with the
+    term of the word right after it, spaces between (``None``: none, or it names nothing)."""
     def term(part: str) -> str | None:
         found = lexical.terms(part)
         return found[0] if len(found) == 1 and len(found[0]) > 1 and not any(c.isdigit() for c in part) else None
 
-    compounds = tuple(tuple(term(part) for part in _HYPHEN.split(match.group(0))) for match in _COMPOUND.finditer(text))
+    compounds = tuple((tuple(term(part) for part in _HYPHEN.split(match.group(0))),
+                       term(after.group(1)) if (after := _FOLLOWER.match(text, match.end())) else None)
+                      for match in _COMPOUND.finditer(text))
     return frozenset(lexical.terms(_COMPOUND.sub(" ", text))), compounds
 
 

@@ -330,6 +330,10 @@ def test_a_word_that_qualifies_the_next_is_not_said_by_a_compound_joining_it_to_
     assert not says("Low-dose aspirin daily and blood pressure checks.", "Which patients have low blood pressure?")
     assert not says("Calcium-channel blocker and vitamin supplements.", "Which patients take calcium supplements?")
     assert says("Blood pressure was high at 170/95.", "Which patients have high blood pressure?")
+    # a compound of what is asked that qualifies the next word says what that is
+    assert not says("Low-sodium diet and fluid restriction to two liters.", "Which patients have low sodium?")
+    assert says("Low-sodium levels on admission.", "Which patients have low sodium?"), "a level is of it"
+    assert says("High-grade fever overnight.", "Who had a high fever?")
     # the last word may be hyphened to anything, and any word to what comes before it; a number says which
     for text, question in [("HIV-positive, on antiretroviral therapy.", "Which patients have HIV?"),
                            ("Admitted with COVID-19 pneumonia.", "Which patients had COVID pneumonia?"),
