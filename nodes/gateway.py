@@ -177,6 +177,8 @@ class Gateway(NodeService):
         answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
                                                   naming=bool(answer.hits and answer.hits[0].patient))
+        if asked:  # "women", "men": no record need say it of the patients their sex and age were judged by
+            answer.absent = [text for text in answer.absent if not whom(text)]
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         if ask.summarize != "none" and answer.error is None:

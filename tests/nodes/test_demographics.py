@@ -65,6 +65,7 @@ async def test_an_answer_names_only_the_patients_whom_the_question_asks_about(de
     """"Which women have diabetes?" named two men: the words that say whom are no concept any record need mention."""
     women = await ask(nc, AskRequest(question="Which women have diabetes?", summarize="extractive"))
     assert women.answer_info.status == "successful", women.answer
+    assert "women" not in women.absent, "whom it asks about is judged by the patients' sex, not a word any record says"
     said = facts(women.hits)
     assert women.hits and all("male" not in said[h.patient].sexes for h in women.hits if h.patient), \
         [(h.patient, said[h.patient].sexes) for h in women.hits]
