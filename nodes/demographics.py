@@ -43,6 +43,8 @@ _PEOPLE = r"(?:patients?|people|persons?|individuals?|adults?|women|men|males?|f
 _ABOVE = r"over|above|older\s+than|more\s+than"
 _BELOW = r"under|below|younger\s+than|less\s+than"
 _YEARS = r"(?:\s*(?:years?|yrs?)(?:\s+of\s+age|\s+old)?|\s*y/?o\b)"
+#: Years that are an age, not a time ("over 5 years" may be how long).
+_YEARS_OLD = r"(?:\s*(?:years?|yrs?)[\s-]+(?:of\s+age|old)|\s*y/?o\b)"
 _UNITS = r"(?!\s*(?:%|percent|kg|lbs?|pounds|mg|mcg|g\b|ml|mmhg|bpm|days?|weeks?|months?|hours?|minutes?|times))"
 #: A bound beyond a number ("patients over 80": 81 and up) …
 _BEYOND = [
@@ -50,12 +52,12 @@ _BEYOND = [
     re.compile(rf"\b{_PEOPLE}\s+(?:aged?\s+)?(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+)?(?P<n>\d{{1,3}})\b{_UNITS}",
                re.IGNORECASE),
     # over 80 years old, over the age of 80, aged over 80
-    re.compile(rf"\b(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+(?P<m>\d{{1,3}})|(?P<n>\d{{1,3}}){_YEARS})",
+    re.compile(rf"\b(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+(?P<m>\d{{1,3}})|(?P<n>\d{{1,3}}){_YEARS_OLD})",
                re.IGNORECASE),
 ]
 #: … and one that holds it ("aged 65 or older", "80 and over", "65+").
 _FROM = re.compile(rf"\b(?:aged?\s+(?P<n>\d{{1,3}})(?:{_YEARS})?|(?P<m>\d{{1,3}}){_YEARS}|{_PEOPLE}\s+(?P<p>\d{{1,3}}))\s*"
-                   rf"(?:(?:or|and)\s+(?P<op>older|over|above|up|younger|under|below|less)\b|(?P<plus>\+))", re.IGNORECASE)
+                   rf"(?:(?:or|and)\s+(?P<op>older|over|above|up|younger|under|below)\b|(?P<plus>\+))", re.IGNORECASE)
 _DECADE = re.compile(r"\bin\s+(?:their|his|her)\s+(\d)0s\b", re.IGNORECASE)
 _CHILDREN = re.compile(r"\b(?:which|what|any|the)\s+(?:children|kids|minors)\b|\b(?:pediatric|paediatric)\s+patients?\b",
                        re.IGNORECASE)

@@ -19,6 +19,8 @@ from nodes.demographics import Whom, facts, kept, whom
     ("Which patients 80 and over had a fall?", Whom(low=80)),
     ("Which patients aged 65+ have COPD?", Whom(low=65)),
     ("Which patients over the age of 75 have atrial fibrillation?", Whom(low=76)),
+    ("Who over 75 years old has atrial fibrillation?", Whom(low=76)),
+    ("Which patients 65 years or older take warfarin?", Whom(low=65)),
     ("Which women in their 70s have COPD?", Whom(sex="female", low=70, high=79)),
     ("Which children have asthma?", Whom(high=17)),
 ])
@@ -32,6 +34,8 @@ def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
     "Do women and men get gout at the same age?",  # both
     "Which patients have a family history of breast cancer in a female relative?",  # someone else's
     "Which patients have children?",
+    "Which patients have had diabetes for over 10 years?",  # how long, not how old
+    "Which patients had symptoms for 5 years or less?",
     "Which elderly patients had a fall?",  # where elderly begins is the asker's
     "Which patients have gout?",
 ])
