@@ -691,7 +691,13 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` mentions one of ``concepts``: holds the terms of one of its alternatives that say what, not
     who, when or how much (:data:`CONTEXT`: a note of "alcohol use" speaks of "heavy alcohol use")."""
     held = _held(text)
-    return any(_holds(text, held, _ways(text, concept)) or _measured(text, concept) for concept in concepts)
+    return any(_says(text, held, concept) for concept in concepts)
+
+
+def _says(text: str, held: frozenset[str], concept: Concept) -> bool:
+    """Whether ``text`` (its terms ``held``) mentions ``concept``: in words, or by a reading that writes it."""
+    read = _reading(text, concept)
+    return read is True or _holds(text, held, _ways(concept, read))
 
 
 @functools.lru_cache(maxsize=1_024)
@@ -700,21 +706,22 @@ def _finding(concept: Concept) -> readings.Finding | None:
     return readings.finding(concept.alternatives)
 
 
-def _ways(text: str, concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
-    """The ways of saying ``concept`` (:func:`_needs`) that count in ``text``: every one, unless ``text`` measures the
-    finding it names and no reading holds it — then only those that keep every word of theirs: "She was febrile to
-    38.3 C" says fever, and no high fever, though "high febrile" without its qualifier is "febrile"."""
-    needs = _needs(concept)
+def _reading(text: str, concept: Concept) -> bool | None:
+    """What the readings of ``text`` say of the finding ``concept`` names (:func:`nodes.data.readings.said`: ``True``
+    "heart rate 107" of a fast heart rate, ``False`` "heart rate 88"); ``None`` for no reading, or no finding."""
     found = _finding(concept)
-    if found is None or not readings.contradicted(text, found):
+    return None if found is None else readings.said(text, found)
+
+
+def _ways(concept: Concept, read: bool | None) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+    """The ways of saying ``concept`` (:func:`_needs`) that count in a text whose readings say ``read`` of it
+    (:func:`_reading`): every one, unless the text measures the finding it names and no reading holds it — then only
+    those that keep every word of theirs: "She was febrile to 38.3 C" says fever, and no high fever, though "high
+    febrile" without its qualifier is "febrile"."""
+    needs = _needs(concept)
+    if read is not False:
         return needs
     return tuple((need, option) for need, option in needs if need == frozenset(lexical.held_terms(option)))
-
-
-def _measured(text: str, concept: Concept) -> bool:
-    """Whether ``text`` gives a reading that writes ``concept`` ("heart rate 107": a fast heart rate)."""
-    found = _finding(concept)
-    return found is not None and readings.measured(text, found)
 
 
 def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...]) -> bool:
@@ -886,11 +893,12 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`) or, for a concept
     asked off the normal, where the word before it or one just after says normal (:data:`OFF_NORMAL`, :data:`NORMAL`),
     ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all
-    its words. A reading that writes it (:func:`_measured`: "heart rate 107" of a fast heart rate) affirms it."""
+    its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it."""
     held = _held(text)
-    options = [(need, _off_normal(concept))
-               for concept in concepts for need, option in _ways(text, concept) if _writes(text, held, need, option)]
-    found: set[bool | None] = {True} if any(_measured(text, concept) for concept in concepts) else set()
+    read = [_reading(text, concept) for concept in concepts]
+    options = [(need, _off_normal(concept)) for concept, said in zip(concepts, read)
+               for need, option in _ways(concept, said) if _writes(text, held, need, option)]
+    found: set[bool | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
     for words, stems, undone in _clauses(text):
@@ -969,8 +977,7 @@ def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
 
     def share(text: str) -> float:
         held = _held(text)
-        return (sum(_holds(text, held, _ways(text, concept)) or _measured(text, concept) for concept in concepts)
-                / len(concepts) if concepts else 0.0)
+        return sum(_says(text, held, concept) for concept in concepts) / len(concepts) if concepts else 0.0
     return share
 
 

@@ -17,7 +17,7 @@ readings by this one module, so a finding is absent only where no record names i
 Example::
 
     found = finding([("tachycardia",), ("fast", "heart", "rate")])  # a concept's alternatives, as terms
-    measured("Vital signs: heart rate 107, blood pressure 115/64.", found)   # True
+    said("Vital signs: heart rate 107, blood pressure 115/64.", found)   # True; heart rate 88: False; none: None
 """
 
 from __future__ import annotations
@@ -53,12 +53,16 @@ class Measure:
     #: The values it can take, in its own unit (others are no reading of it).
     low: float
     high: float
-    #: What follows the number: a second number (a blood pressure's diastolic), a unit.
+    #: What follows the number: a second number (a blood pressure's diastolic), a unit (a saturation's percent sign:
+    #: "sat" alone names much else).
     after: str = ""
     #: The number in the measure's unit, from the number and what followed it.
-    unit: Callable[[float, str], float | None] = lambda value, after: value
-    #: Whether the number must be written with a percent sign ("sat 86%"; "sat" alone names much else).
-    percent: bool = False
+    unit: Callable[[float, str], float] = lambda value, after: value
+
+    @functools.cached_property
+    def terms(self) -> tuple[tuple[str, ...], ...]:
+        """The index terms of each of :attr:`words`: a passage holding a reading of it holds all of one's."""
+        return tuple(tuple(lexical.terms(word)) for word in self.words)
 
     @functools.cached_property
     def pattern(self) -> re.Pattern:
@@ -66,7 +70,7 @@ class Measure:
                           re.IGNORECASE)
 
 
-def _celsius(value: float, after: str) -> float | None:
+def _celsius(value: float, after: str) -> float:
     """A body temperature in °C: written in °F when it says so, or when it is one of °F's (86–113)."""
     scale = after.strip().lstrip("°º").strip().casefold()[-1:] if after.strip() else ""
     if scale == "f" or (scale != "c" and 86.0 <= value <= 113.0):
@@ -85,7 +89,7 @@ TEMPERATURE = Measure(r"temperature|temp|tmax|febrile\s+to", ("temperature", "te
                       30, 45, after=r"\s*(?:°|º|degrees?|deg\.?)?\s*(?:[cf]\b)?", unit=_celsius)
 OXYGEN = Measure(r"(?:oxygen|o2)\s+(?:saturation|sats?)|spo2|sao2|pulse\s+ox(?:imetry)?|saturation|sats?|saturating|"
                  r"saturated", ("oxygen", "o2", "spo2", "sao2", "ox", "oximetry", "saturation", "sat", "sats",
-                                "saturating", "saturated"), 30, 100, after=r"\s*(?:%|percent\b)", percent=True)
+                                "saturating", "saturated"), 30, 100, after=r"\s*(?:%|percent\b)")
 SYSTOLIC = Measure(r"blood\s+pressure|bp", ("blood pressure", "bp"), 40, 300, after=r"\s*/\s*\d{2,3}")
 GLUCOSE = Measure(r"(?:(?:blood|serum|fingerstick|capillary)\s+)?(?:glucose|sugar)s?|fingerstick|bg",
                   ("glucose", "sugar", "fingerstick", "bg"), 10, 2000, after=r"\s*(?:mg/dl|mmol/l|mmol)?", unit=_mg_dl)
@@ -149,21 +153,11 @@ def finding(alternatives: Sequence[Sequence[str]]) -> Finding | None:
     return None
 
 
-def terms(found: Finding) -> list[tuple[str, ...]]:
-    """The index terms of each name of ``found``'s measure: a passage holding a reading of it holds all of one's."""
-    return [tuple(lexical.terms(word)) for word in found.measure.words]
-
-
-def measured(text: str, found: Finding) -> bool:
-    """Whether ``text`` gives a reading of ``found``'s measure that holds it."""
-    return any(found.holds(value) for value in readings(text, found.measure))
-
-
-def contradicted(text: str, found: Finding) -> bool:
-    """Whether ``text`` measures ``found``'s measure and no reading of it holds ``found`` ("febrile to 38.3 C" is no
-    high fever)."""
+def said(text: str, found: Finding) -> bool | None:
+    """What ``text``'s readings of ``found``'s measure say of it: ``True``, one holds it; ``False``, it is measured and
+    none does ("febrile to 38.3 C" is no high fever); ``None``, it is not measured."""
     values = readings(text, found.measure)
-    return bool(values) and not any(found.holds(value) for value in values)
+    return any(found.holds(value) for value in values) if values else None
 
 
 def readings(text: str, measure: Measure) -> list[float]:
@@ -173,9 +167,7 @@ def readings(text: str, measure: Measure) -> list[float]:
         before = _BEFORE.search(text, max(0, match.start() - 40), match.start())
         if before and before.group(1).casefold() in _LIMITS:
             continue
-        if measure.percent and not match.group(2).strip():
-            continue
         value = measure.unit(float(match.group(1)), match.group(2))
-        if value is not None and measure.low <= value <= measure.high:
+        if measure.low <= value <= measure.high:
             found.append(value)
     return found

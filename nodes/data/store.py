@@ -359,9 +359,10 @@ class LeafStore(StoreWrites):
         """What the passages a caller may see hold of a question's words: how many passages, their total length,
         how many hold each of ``terms``, how many mention each concept (all the terms of one of its
         alternatives, and its specifier written as one: :func:`nodes.data.lexical.written_together`; or a reading of
-        the finding it names: :func:`nodes.data.readings.measured`), and how many are about a patient. ``visible``
+        the finding it names: :func:`nodes.data.readings.said`), and how many are about a patient. ``visible``
         judges a passage by its metadata; ``None``: every passage is visible."""
-        needed = sorted(_needed(terms, concepts))
+        findings = [readings.finding(concept) for concept in concepts]
+        needed = sorted(_needed(terms, concepts, findings))
         with self._lock:
             within = None if visible is None else _lexicon.visible_labels(self._db, visible, self._metadata)
             if within is None:
@@ -377,7 +378,7 @@ class LeafStore(StoreWrites):
 
         df = {term: seen(set(postings[term])) for term in dict.fromkeys(terms)}
         mentions = []
-        for concept in concepts:
+        for concept, measured in zip(concepts, findings):
             holding: set[int] = set()
             for option in concept:
                 found = set.intersection(*(set(postings[term]) for term in lexical.held_terms(option)))
@@ -387,23 +388,22 @@ class LeafStore(StoreWrites):
                              for label, passage in self.passages(ordered[start:start + 500]).items()
                              if lexical.written_together(passage.text, option)}
                 holding |= found
-            measured = readings.finding(concept)
             if measured is not None:
                 holding |= self._measuring(measured, postings)
             mentions.append(seen(holding))
         return docs, length, df, mentions, people
 
     def _measuring(self, found: readings.Finding, postings: dict[str, dict[int, int]]) -> frozenset[int]:
-        """The passages whose readings write ``found`` (:func:`nodes.data.readings.measured`): those holding a name of
+        """The passages whose readings write ``found`` (:func:`nodes.data.readings.said`): those holding a name of
         its measure (``postings`` holds their terms'), their text read once until the store changes."""
         with self._lock:
             known, version = self._measured.get(found), self._applied
         if known is None:
             ordered = sorted(set().union(*(set.intersection(*(set(postings[term]) for term in name))
-                                           for name in readings.terms(found))))
+                                           for name in found.measure.terms)))
             known = frozenset(label for start in range(0, len(ordered), 500)
                               for label, passage in self.passages(ordered[start:start + 500]).items()
-                              if readings.measured(passage.text, found))
+                              if readings.said(passage.text, found))
             with self._lock:
                 if self._applied == version:  # no write came between: what was read holds
                     self._measured[found] = known
@@ -419,10 +419,11 @@ class LeafStore(StoreWrites):
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            needed = _needed(terms, concepts)
+            findings = [found for concept in concepts if (found := readings.finding(concept)) is not None]
+            needed = _needed(terms, concepts, findings)
             if (self._totals is None or any(term not in self._postings for term in needed)
                     or any(lexical.specifier(option) for concept in concepts for option in concept)
-                    or any(found not in self._measured for concept in concepts if (found := readings.finding(concept)))
+                    or any(found not in self._measured for found in findings)
                     or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
                 return None
             return self.term_stats(terms, concepts)
@@ -552,9 +553,8 @@ class LeafStore(StoreWrites):
             self._db.close()
 
 
-def _needed(terms: list[str], concepts: list[list[list[str]]]) -> set[str]:
+def _needed(terms: list[str], concepts: list[list[list[str]]], findings: list[readings.Finding | None]) -> set[str]:
     """The terms whose postings count ``terms`` and ``concepts`` (every term an alternative must hold, and those a
-    passage measuring the finding one names holds)."""
-    measured = [found for concept in concepts if (found := readings.finding(concept)) is not None]
+    passage measuring one of the ``findings`` they name holds)."""
     return (set(terms) | {term for concept in concepts for option in concept for term in lexical.held_terms(option)}
-            | {term for found in measured for name in readings.terms(found) for term in name})
+            | {term for found in findings if found is not None for name in found.measure.terms for term in name})

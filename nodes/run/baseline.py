@@ -139,6 +139,8 @@ class CentralIndex:
         self._sentences = sentences or {}  # by leaf path, a sentence's vector by its key, as that leaf stored it
         self._sentence_rows: dict[int, np.ndarray | None] = {}
         self._rows = {(path, passage.id): row for row, (path, passage) in enumerate(zip(paths, passages))}
+        #: Whether it holds records of patients (the gateway's CollectionStats.people): whom a question asks about counts
+        self._of_patients = any(passage.patient for passage in passages)
 
     @classmethod
     def from_spec(cls, spec: FederationSpec) -> "CentralIndex":
@@ -222,7 +224,7 @@ class CentralIndex:
         (:attr:`bus.messages.Query.focused`), and of whom the question asks about (:mod:`nodes.demographics`)."""
         if patients and focused is not None:
             vector = focused
-        asked = whom(question) if any(passage.patient for passage in self.passages) else Whom()
+        asked = whom(question) if self._of_patients else Whom()
         wide = widened(asked, k)
         if mode == "dense":
             return kept(asked, self.search(vector, wide, patients, collapse=collapse))[0][:k]

@@ -53,16 +53,16 @@ def test_a_limit_an_order_or_another_number_is_no_reading(text, measure):
 
 
 def test_a_reading_beyond_the_threshold_writes_the_finding_and_one_within_contradicts_it():
-    assert readings.measured("heart rate 107", named("tachycardia"))
-    assert readings.measured("heart rate 107", named("racing heart")), "every name of its row"
-    assert not readings.measured("heart rate 88", named("fast heart rate"))
-    assert readings.measured("HR in the 40s", named("low heart rate"))
-    assert readings.measured("oxygen saturation 86% on room air", named("low oxygen"))
-    assert readings.measured("febrile to 39.2 C", named("high fever"))
-    assert not readings.measured("febrile to 38.3 C", named("high fever"))
-    assert readings.contradicted("febrile to 38.3 C", named("high fever"))
-    assert not readings.contradicted("Cough and fever.", named("high fever")), "nothing measured, nothing contradicted"
-    assert readings.measured("Temp: 101.8 F", named("fever"))
+    assert readings.said("heart rate 107", named("tachycardia")) is True
+    assert readings.said("heart rate 107", named("racing heart")) is True, "every name of its row"
+    assert readings.said("heart rate 88", named("fast heart rate")) is not True
+    assert readings.said("HR in the 40s", named("low heart rate")) is True
+    assert readings.said("oxygen saturation 86% on room air", named("low oxygen")) is True
+    assert readings.said("febrile to 39.2 C", named("high fever")) is True
+    assert readings.said("febrile to 38.3 C", named("high fever")) is not True
+    assert readings.said("febrile to 38.3 C", named("high fever")) is False, "measured, and no reading holds it"
+    assert readings.said("Cough and fever.", named("high fever")) is None, "nothing measured, nothing contradicted"
+    assert readings.said("Temp: 101.8 F", named("fever")) is True
 
 
 def test_a_concept_names_a_finding_by_a_name_of_its_row_beside_words_of_how_it_is_measured():
