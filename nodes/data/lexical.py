@@ -2,10 +2,10 @@
 
 :func:`terms` is the one tokenizer: NFKC, case folded, runs of letters and digits, English stop words
 dropped, British spellings written the American way (:func:`american`: "oedema" and "edema", "tumour" and
-"tumor" are one word), Snowball-stemmed (PyStemmer) — so "radiating" and "radiates" are one term, and a question's
-``"``, ``*``, ``NEAR`` or ``-`` are never syntax, only text. A leaf indexes its passages with it, the
-gateway analyses questions with it, and the centralized baseline does both, so every side counts the
-same terms.
+"tumor" are one word), Snowball-stemmed (PyStemmer; an inflammation's name whole) — so "radiating" and "radiates"
+are one term, and a question's ``"``, ``*``, ``NEAR`` or ``-`` are never syntax, only text. A leaf indexes its
+passages with it, the gateway analyses questions with it, and the centralized baseline does both, so every side
+counts the same terms.
 
 BM25 (k1 = 1.2, b = 0.75) needs collection statistics: how many passages there are, their total length,
 and how many contain each term. A federation computes them as one index would (as Elasticsearch's
@@ -31,7 +31,7 @@ import Stemmer
 from bus.messages import TERM_GROUP
 
 #: Bumped when :func:`terms` changes: stores then index their passages again (no embedding).
-VERSION = 2
+VERSION = 3
 K1 = 1.2
 B = 0.75
 
@@ -79,9 +79,17 @@ def american(word: str) -> str:
     return word
 
 
+#: The ending of an inflammation's name, kept whole: the stemmer cuts "pancreatitis" to the stem of "pancreatic",
+#: "hepatitis" to that of "hepatic" and "appendicitis" to that of "appended", so a note of pancreatic insufficiency
+#: would hold what a question about pancreatitis asks.
+INFLAMMATION = "itis"
+
+
 def terms(text: str) -> list[str]:
-    """The index terms of ``text``, in order, repeats kept."""
-    return _STEMMER.stemWords([american(word) for word in words(text)])
+    """The index terms of ``text``, in order, repeats kept: each word stemmed, but the name of an inflammation
+    (:data:`INFLAMMATION`)."""
+    spelled = [american(word) for word in words(text)]
+    return [word if word.endswith(INFLAMMATION) else stem for word, stem in zip(spelled, _STEMMER.stemWords(spelled))]
 
 
 def counts(text: str) -> tuple[Counter, int]:

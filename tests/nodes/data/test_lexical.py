@@ -39,6 +39,16 @@ def test_spelling_joins_no_two_words():
     assert [lexical.american(word) for word in words.split()] == words.split()
 
 
+def test_an_inflammation_is_not_the_organ_s_adjective():
+    """Stemmed, "pancreatitis" was "pancreatic" and "hepatitis" "hepatic": a question about pancreatitis scored, and was
+    mentioned by, every note of pancreatic insufficiency."""
+    for inflamed, other in [("pancreatitis", "pancreatic"), ("hepatitis", "hepatic"), ("appendicitis", "appended"),
+                            ("esophagitis", "esophageal"), ("sinusitis", "sinus"), ("arthritis", "arthritic")]:
+        assert lexical.terms(inflamed) != lexical.terms(other), inflamed
+    assert lexical.terms("Acute Pancreatitis, twice") == ["acut", "pancreatitis", "twice"]
+    assert lexical.terms("pancreatic enzymes") == lexical.terms("pancreatic enzyme"), "every other word is stemmed"
+
+
 @pytest.mark.parametrize("text", ['"heart failure"', "pain*", "chest NEAR pain", "-fever", "fever AND cough OR",
                                   "a ( b ) : c ^ d", "'; DROP TABLE terms; --", "", "?!", "of the and"])
 def test_search_syntax_and_punctuation_are_only_text(text):
