@@ -95,11 +95,7 @@ primarily respectively
 """.split())
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
-    ["heart attack", "myocardial infarction"],
-    ["high blood pressure", "hypertension", "high bp"],
     ["stroke", "cerebrovascular accident"],
-    ["irregular heartbeat", "irregular heart beat", "irregular heart rhythm", "abnormal heart rhythm", "arrhythmia",
-     "atrial fibrillation"],
     ["blood clot", "thrombosis", "embolism"],
     ["kidney", "renal"],
     ["lung", "pulmonary"],
@@ -107,93 +103,103 @@ SYNONYMS = [
     ["liver", "hepatic"],
     ["sugar", "glucose"],
     ["chronic obstructive pulmonary disease", "emphysema"],
-    ["flu", "influenza"],
-    ["bad breath", "halitosis"],
     ["deep vein thrombosis", "deep venous thrombosis"],
     ["congestive heart failure", "heart failure"],
-    ["gastroesophageal reflux", "acid reflux", "heartburn"],
     ["emergency department", "emergency room"],
     ["intensive care", "critical care"],
-    ["shortness of breath", "short of breath", "dyspnea", "trouble breathing", "difficulty breathing", "breathlessness"],
     ["obstructive sleep apnea", "sleep apnea"],
     ["acute kidney injury", "acute renal failure"],
     ["end-stage renal disease", "end-stage kidney disease"],
     ["coronary artery disease", "coronary disease"],
     ["altered mental status", "confusion"],
-    ["benign prostatic hyperplasia", "enlarged prostate"],
-    ["hyperlipidemia", "dyslipidemia", "hypercholesterolemia", "high cholesterol"],
     ["alcohol", "ethanol"],
     *readings.NAMES,  # findings a record's reading may write: "heart rate 107" is tachycardia
-    ["underactive thyroid", "hypothyroidism", "low thyroid"],
-    ["overactive thyroid", "hyperthyroidism"],
     ["smoking", "smoker", "tobacco", "cigarettes"],
-    # what patients call a finding (a consumer health vocabulary's), written as a whole
-    ["fainting", "syncope"],
-    ["difficulty swallowing", "trouble swallowing", "dysphagia"],
-    ["trouble sleeping", "difficulty sleeping", "insomnia"],
-    ["hearing loss", "trouble hearing", "difficulty hearing"],
-    ["mini-stroke", "transient ischemic attack"],
-    ["kidney stones", "nephrolithiasis", "renal calculi"],
-    ["blood infection", "sepsis", "bacteremia", "septicemia"],
-    ["stomach bleed", "gastrointestinal bleeding", "gastrointestinal hemorrhage"],
-    ["urinary tract infection", "bladder infection"],
-    ["kidney infection", "pyelonephritis"],
-    ["pneumonia", "lung infection", "chest infection"],
-    ["cellulitis", "skin infection"],
-    ["osteomyelitis", "bone infection"],
-    ["osteoarthritis", "degenerative joint disease", "degenerative arthritis", "wear and tear arthritis"],
-    ["hip fracture", "broken hip", "fractured hip", "femoral neck fracture"],
-    ["wrist fracture", "broken wrist", "fractured wrist", "distal radius fracture"],
-    ["ankle fracture", "broken ankle", "fractured ankle"],
-    ["leg fracture", "broken leg"],
-    ["arm fracture", "broken arm"],
-    ["rib fracture", "broken rib"],
-    ["alcoholism", "alcohol use disorder", "alcohol dependence", "alcohol addiction"],
-    ["opioid addiction", "opioid use disorder", "opioid dependence"],
-    ["drug addiction", "substance use disorder", "drug dependence"],
-    ["blood clot in the lung", "pulmonary embolism"],
-    ["collapsed lung", "pneumothorax"],
-    ["fluid on the lungs", "water on the lungs", "pulmonary edema"],
-    ["brittle bones", "osteoporosis"],
-    ["slipped disc", "herniated disc", "disc herniation"],
-    ["pinched nerve", "radiculopathy"],
-    ["shingles", "herpes zoster"],
-    ["chickenpox", "varicella"],
-    ["whooping cough", "pertussis"],
-    ["pink eye", "conjunctivitis"],
-    ["strep throat", "streptococcal pharyngitis"],
-    ["hives", "urticaria"],
-    ["nosebleed", "epistaxis"],
-    ["ringing in the ears", "tinnitus"],
-    ["bedsore", "pressure ulcer", "pressure injury", "decubitus ulcer"],
-    ["hardening of the arteries", "atherosclerosis"],
-    ["stomach flu", "gastroenteritis"],
-    ["lockjaw", "tetanus"],
-    ["german measles", "rubella"],
-    ["cold sore", "herpes labialis"],
-    ["athlete's foot", "tinea pedis"],
-    ["lazy eye", "amblyopia"],
-    ["nearsightedness", "myopia"],
-    ["farsightedness", "hyperopia"],
-    ["tennis elbow", "lateral epicondylitis"],
-    ["frozen shoulder", "adhesive capsulitis"],
-    ["fatty liver", "hepatic steatosis"],
-    ["gallstones", "cholelithiasis"],
-    ["blood in the urine", "hematuria"],
-    ["coughing up blood", "hemoptysis"],
-    ["vomiting blood", "hematemesis"],
-    ["itching", "pruritus"],
-    ["double vision", "diplopia"],
-    ["hair loss", "alopecia"],
-    ["swollen glands", "swollen lymph nodes", "lymphadenopathy"],
-    ["joint pain", "arthralgia"],
-    ["muscle pain", "myalgia"],
-    ["pins and needles", "paresthesia"],
-    ["stomach ulcer", "peptic ulcer", "gastric ulcer"],
-    ["enlarged heart", "cardiomegaly"],
-    ["brain bleed", "intracranial hemorrhage"],
+]
+#: What patients call a finding or a condition (a consumer health vocabulary's, as MedlinePlus lists names "also
+#: called"), each by the names records write, the first what a question in lay words is embedded and counted with
+#: (:func:`spelled_out`): "Who had a heart attack?" reads "Who had a heart attack (myocardial infarction)?". Every name
+#: of a row is a synonym of the others (:data:`SYNONYMS`).
+LAY_NAMES = [
+    (["myocardial infarction"], ["heart attack"]),
+    (["hypertension"], ["high blood pressure", "high bp"]),
+    (["arrhythmia", "atrial fibrillation"], ["irregular heartbeat", "irregular heart beat", "irregular heart rhythm",
+                                             "abnormal heart rhythm"]),
+    (["influenza"], ["flu"]),
+    (["halitosis"], ["bad breath"]),
+    (["gastroesophageal reflux"], ["acid reflux", "heartburn"]),
+    (["shortness of breath", "short of breath", "dyspnea", "breathlessness"], ["trouble breathing",
+                                                                                "difficulty breathing"]),
+    (["benign prostatic hyperplasia"], ["enlarged prostate"]),
+    (["hyperlipidemia", "dyslipidemia", "hypercholesterolemia"], ["high cholesterol"]),
+    (["hypothyroidism"], ["underactive thyroid", "low thyroid"]),
+    (["hyperthyroidism"], ["overactive thyroid"]),
+    (["syncope"], ["fainting"]),
+    (["dysphagia"], ["difficulty swallowing", "trouble swallowing"]),
+    (["insomnia"], ["trouble sleeping", "difficulty sleeping"]),
+    (["hearing loss"], ["trouble hearing", "difficulty hearing"]),
+    (["transient ischemic attack"], ["mini-stroke"]),
+    (["nephrolithiasis", "renal calculi"], ["kidney stones"]),
+    (["sepsis", "bacteremia", "septicemia"], ["blood infection"]),
+    (["gastrointestinal bleeding", "gastrointestinal hemorrhage"], ["stomach bleed"]),
+    (["urinary tract infection"], ["bladder infection"]),
+    (["pyelonephritis"], ["kidney infection"]),
+    (["pneumonia"], ["lung infection", "chest infection"]),
+    (["cellulitis"], ["skin infection"]),
+    (["osteomyelitis"], ["bone infection"]),
+    (["osteoarthritis", "degenerative joint disease", "degenerative arthritis"], ["wear and tear arthritis"]),
+    (["hip fracture", "femoral neck fracture"], ["broken hip", "fractured hip"]),
+    (["wrist fracture", "distal radius fracture"], ["broken wrist", "fractured wrist"]),
+    (["ankle fracture"], ["broken ankle", "fractured ankle"]),
+    (["leg fracture"], ["broken leg"]),
+    (["arm fracture"], ["broken arm"]),
+    (["rib fracture"], ["broken rib"]),
+    (["alcohol use disorder", "alcohol dependence"], ["alcoholism", "alcohol addiction"]),
+    (["opioid use disorder", "opioid dependence"], ["opioid addiction"]),
+    (["substance use disorder", "drug dependence"], ["drug addiction"]),
+    (["pulmonary embolism"], ["blood clot in the lung"]),
+    (["pneumothorax"], ["collapsed lung"]),
+    (["pulmonary edema"], ["fluid on the lungs", "water on the lungs"]),
+    (["osteoporosis"], ["brittle bones"]),
+    (["herniated disc", "disc herniation"], ["slipped disc"]),
+    (["radiculopathy"], ["pinched nerve"]),
+    (["herpes zoster"], ["shingles"]),
+    (["varicella"], ["chickenpox"]),
+    (["pertussis"], ["whooping cough"]),
+    (["conjunctivitis"], ["pink eye"]),
+    (["streptococcal pharyngitis"], ["strep throat"]),
+    (["urticaria"], ["hives"]),
+    (["epistaxis"], ["nosebleed"]),
+    (["tinnitus"], ["ringing in the ears"]),
+    (["pressure ulcer", "pressure injury", "decubitus ulcer"], ["bedsore"]),
+    (["atherosclerosis"], ["hardening of the arteries"]),
+    (["gastroenteritis"], ["stomach flu"]),
+    (["tetanus"], ["lockjaw"]),
+    (["rubella"], ["german measles"]),
+    (["herpes labialis"], ["cold sore"]),
+    (["tinea pedis"], ["athlete's foot"]),
+    (["amblyopia"], ["lazy eye"]),
+    (["myopia"], ["nearsightedness"]),
+    (["hyperopia"], ["farsightedness"]),
+    (["lateral epicondylitis"], ["tennis elbow"]),
+    (["adhesive capsulitis"], ["frozen shoulder"]),
+    (["hepatic steatosis"], ["fatty liver"]),
+    (["cholelithiasis"], ["gallstones"]),
+    (["hematuria"], ["blood in the urine"]),
+    (["hemoptysis"], ["coughing up blood"]),
+    (["hematemesis"], ["vomiting blood"]),
+    (["pruritus"], ["itching"]),
+    (["diplopia"], ["double vision"]),
+    (["alopecia"], ["hair loss"]),
+    (["lymphadenopathy"], ["swollen glands", "swollen lymph nodes"]),
+    (["arthralgia"], ["joint pain"]),
+    (["myalgia"], ["muscle pain"]),
+    (["paresthesia"], ["pins and needles"]),
+    (["peptic ulcer", "gastric ulcer"], ["stomach ulcer"]),
+    (["cardiomegaly"], ["enlarged heart"]),
+    (["intracranial hemorrhage"], ["brain bleed"]),
     # an organ's inflammation as patients say it: "an inflamed pancreas", "inflammation of the pancreas"
-    *([itis, f"inflamed {organ}", f"{organ} inflammation", f"inflammation of the {organ}"] for organ, itis in [
+    *(([itis], [f"inflamed {organ}", f"{organ} inflammation", f"inflammation of the {organ}"]) for organ, itis in [
         ("appendix", "appendicitis"), ("gallbladder", "cholecystitis"), ("pancreas", "pancreatitis"),
         ("liver", "hepatitis"), ("stomach", "gastritis"), ("colon", "colitis"), ("esophagus", "esophagitis"),
         ("bladder", "cystitis"), ("joints", "arthritis"), ("sinuses", "sinusitis"), ("tonsils", "tonsillitis"),
@@ -201,6 +207,7 @@ SYNONYMS = [
         ("sac around the heart", "pericarditis"), ("prostate", "prostatitis"), ("gums", "gingivitis"),
         ("throat", "pharyngitis"), ("voice box", "laryngitis"), ("airways", "bronchitis"), ("skin", "dermatitis")]),
 ]
+SYNONYMS += [[*clinical, *lay] for clinical, lay in LAY_NAMES]
 #: What clinicians abbreviate, spelled out as records write it: an abbreviation is a synonym of what it stands for
 #: (and of that one's synonyms), and a question writing one in capitals ("Which patients had an MI?") is embedded
 #: and counted with it spelled out (:func:`spelled_out`) — the embedding model reads "MI" as two letters.
@@ -286,6 +293,10 @@ BRANDS = {
     "rocephin": "ceftriaxone", "humira": "adalimumab", "enbrel": "etanercept", "remicade": "infliximab",
     "plaquenil": "hydroxychloroquine", "medrol": "methylprednisolone", "fosamax": "alendronate",
 }
+#: Each lay name (:data:`LAY_NAMES`), by the name records write, and a lay name as a question writes one, in any case.
+_CLINICAL = {lay: clinical[0] for clinical, names in LAY_NAMES for lay in names}
+_LAY_NAME = re.compile(r"\b(?:" + "|".join(r"\s+".join(re.escape(word).replace("'", "['’]") for word in lay.split())
+                                          for lay in sorted(_CLINICAL, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 #: A brand as a question writes one, in any case.
 _BRAND = re.compile(r"\b(?:" + "|".join(sorted(BRANDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 #: An abbreviation as a question writes one: two to six capitals, digits among them ("MI", "T2DM", "NSTEMI").
@@ -296,8 +307,9 @@ def spelled_out(question: str) -> str:
     """``question`` with what each abbreviation it writes in capitals stands for (:data:`ABBREVIATIONS`) in brackets
     after it: "Which patients had an MI?" reads "Which patients had an MI (myocardial infarction)?" — but for one the
     question defines itself, in brackets after what it stands for ("computer-aided diagnosis (CAD)", "Marburg hemorrhagic
-    fever (Marburg HF)") — and likewise each drug's brand name with the drug's (:data:`BRANDS`), unless the question
-    names the drug too: "Is he on Eliquis?" reads "Is he on Eliquis (apixaban)?"."""
+    fever (Marburg HF)") — and likewise each drug's brand name with the drug's (:data:`BRANDS`) and each lay name with
+    the name records write (:data:`LAY_NAMES`), unless the question names that too: "Is he on Eliquis?" reads "Is he on
+    Eliquis (apixaban)?", "Who had a heart attack?" "Who had a heart attack (myocardial infarction)?"."""
     def spell(match: re.Match) -> str:
         long = ABBREVIATIONS.get(match.group(0).casefold())
         before = question[:match.start()]
@@ -308,7 +320,11 @@ def spelled_out(question: str) -> str:
         drug = BRANDS[match.group(0).casefold()]
         return match.group(0) if drug in question.casefold() else f"{match.group(0)} ({drug})"
 
-    return _BRAND.sub(generic, _ABBREVIATION.sub(spell, question))
+    def clinical(match: re.Match) -> str:
+        name = _CLINICAL[" ".join(match.group(0).casefold().replace("’", "'").split())]
+        return match.group(0) if name in question.casefold() else f"{match.group(0)} ({name})"
+
+    return _LAY_NAME.sub(clinical, _BRAND.sub(generic, _ABBREVIATION.sub(spell, question)))
 
 
 #: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each: a

@@ -670,6 +670,20 @@ def test_a_brand_name_is_its_drug_and_no_other():
     assert mentions("Continue Eliquis.", [apixaban]), "and a record writing the brand mentions the drug"
 
 
+def test_a_lay_name_is_embedded_and_counted_with_the_name_records_write():
+    """"Who had a heart attack?" ranked the demo's notes of panic attacks first, by its embedding and its words alike,
+    and was refused: none of them mentions a heart attack. A lay name is read with the clinical one beside it, as an
+    abbreviation or a brand is."""
+    from nodes.concepts import spelled_out
+
+    assert spelled_out("Who had a heart attack?") == "Who had a heart attack (myocardial infarction)?"
+    assert spelled_out("Do I have Athlete’s  Foot?") == "Do I have Athlete’s  Foot (tinea pedis)?", "any case or space"
+    assert spelled_out("Heart attack or myocardial infarction?") == "Heart attack or myocardial infarction?", \
+        "the clinical name asked already"
+    assert spelled_out("Is the flue blocked? A fluid level?") == "Is the flue blocked? A fluid level?", "whole words only"
+    assert {"myocardi", "infarct"} <= set(analyse("Who had a heart attack?").terms)
+
+
 def test_clinicians_shorthand_is_read_in_words_and_an_identifier_is_a_thing_asked_about():
     from nodes.concepts import written_out
 
