@@ -327,7 +327,7 @@ def spelled_out(question: str) -> str:
     return _LAY_NAME.sub(clinical, _BRAND.sub(generic, _ABBREVIATION.sub(spell, question)))
 
 
-#: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each: a
+#: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each (words): a
 #: passage naming a member mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of
 #: missed levetiracetam, "What imaging was done for headache?" by one of a head CT), but not the other way round (a
 #: question about warfarin is not answered by apixaban).
@@ -360,6 +360,33 @@ KINDS = [
     (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "
                                     "platelets bilirubin albumin"),
 ]
+#: Kinds of condition a question may ask about by kind, and common members of each as records name them (a member may
+#: be several words): a passage naming a member mentions the kind ("Which patients have heart disease?" is answered by
+#: a note of coronary artery disease), not the other way round (a question about heart failure is not answered by
+#: atrial fibrillation).
+KINDS += [
+    (["heart disease", "cardiac disease"],
+     ["coronary artery disease", "heart failure", "myocardial infarction", "atrial fibrillation", "cardiomyopathy",
+      "aortic stenosis", "pericarditis", "angina", "arrhythmia"]),
+    (["lung disease", "respiratory disease"],
+     ["chronic obstructive pulmonary disease", "asthma", "emphysema", "pulmonary fibrosis", "interstitial lung disease",
+      "bronchiectasis"]),
+    (["kidney failure", "renal failure"],
+     ["acute kidney injury", "acute renal failure", "end-stage renal disease", "end-stage kidney disease"]),
+    (["mental illness", "mental disorder", "psychiatric disorder", "psychiatric illness"],
+     ["depression", "major depressive disorder", "schizophrenia", "schizoaffective disorder", "bipolar disorder",
+      "anxiety disorder", "post-traumatic stress disorder"]),
+    (["cancer"],
+     ["carcinoma", "adenocarcinoma", "lymphoma", "leukemia", "melanoma", "sarcoma", "myeloma", "glioblastoma"]),
+    (["arthritis"], ["osteoarthritis", "rheumatoid arthritis", "psoriatic arthritis", "gout"]),
+]
+
+
+def members(kind: str | list[str]) -> list[str]:
+    """The members of a kind (:data:`KINDS`) as they are written: words, or names."""
+    return kind.split() if isinstance(kind, str) else list(kind)
+
+
 #: Endings that make one clinical word of another (the condition and what has it, the act and the event), which
 #: the index's stemmer keeps apart: "stenosis" and "stenotic", "anemia" and "anemic", "neuropathy" and
 #: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified". A word with one ending is
@@ -496,7 +523,7 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
     _stemmed = [_stems(phrase) for phrase in _names]
     for _one in _stemmed:
         _SYNONYMS.setdefault(_one, []).extend([other for other in _stemmed if other != _one]
-                                              + [_stems(member) for member in _members.split()])
+                                              + [_stems(member) for member in members(_members)])
 
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))

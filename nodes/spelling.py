@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats, Hit
-from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, mentions
+from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, members, mentions
 from nodes.data import lexical
 
 #: The shortest word guessed at: shorter words are one edit from too many others ("gout", "goat", "glut").
@@ -56,7 +56,7 @@ def dictionary() -> dict[str, int]:
         if word.endswith("'s") and len(word) > 3:
             words.setdefault(word[:-2] + "s", count)
     ours = [*itertools.chain.from_iterable(SYNONYMS), *ABBREVIATIONS.values(), *BRANDS, *BRANDS.values(),
-            *(" ".join(names) + " " + members for names, members in KINDS)]
+            *(" ".join([*names, *members(kind)]) for names, kind in KINDS)]
     top = max(words.values())
     for word in lexical.words(" ".join(ours)):
         words[word] = top

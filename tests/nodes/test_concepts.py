@@ -670,6 +670,26 @@ def test_a_brand_name_is_its_drug_and_no_other():
     assert mentions("Continue Eliquis.", [apixaban]), "and a record writing the brand mentions the drug"
 
 
+def test_a_kind_of_condition_is_mentioned_by_its_members_and_not_the_other_way_round():
+    """"Which patients have heart disease?", "…kidney failure?", "…a mental illness?", "…arthritis?" were refused on the
+    demo, whose records name heart failure, acute kidney injury, schizophrenia and osteoarthritis; a kind's members may
+    be several words."""
+    from nodes.concepts import focal, mentions
+
+    for kind, member in (("Which patients have heart disease?", "Acute decompensated heart failure."),
+                         ("Which patients have kidney failure?", "Primary diagnosis: acute kidney injury."),
+                         ("Which patients have a mental illness?", "Schizophrenia with acute exacerbation."),
+                         ("Which patients have a psychiatric disorder?", "Major depressive disorder, severe."),
+                         ("Which patients have lung disease?", "COPD with emphysema on prior CT."),
+                         ("Which patients have arthritis?", "Osteoarthritis of both knees."),
+                         ("Which patients have cancer?", "Adenocarcinoma of the lung.")):
+        assert mentions(member, focal(analyse(kind))), kind
+    assert not mentions("Atrial fibrillation with RVR.", focal(analyse("Which patients have heart failure?"))), \
+        "a member is not its kind's other members"
+    assert not mentions("Heart disease in his father.", focal(analyse("Which patients have coronary artery disease?")))
+    assert not mentions("Heart rate 91, blood pressure 126/77.", focal(analyse("Which patients have heart disease?")))
+
+
 def test_a_lay_name_is_embedded_and_counted_with_the_name_records_write():
     """"Who had a heart attack?" ranked the demo's notes of panic attacks first, by its embedding and its words alike,
     and was refused: none of them mentions a heart attack. A lay name is read with the clinical one beside it, as an
