@@ -293,10 +293,18 @@ BRANDS = {
     "rocephin": "ceftriaxone", "humira": "adalimumab", "enbrel": "etanercept", "remicade": "infliximab",
     "plaquenil": "hydroxychloroquine", "medrol": "methylprednisolone", "fosamax": "alendronate",
 }
+
+
+def _written(names) -> re.Pattern:
+    """Any of ``names`` (in this order) as a question writes it: whole words, in any case, any spaces between its
+    words, either apostrophe."""
+    return re.compile(r"\b(?:" + "|".join(r"\s+".join(re.escape(word).replace("'", "['’]") for word in name.split())
+                                         for name in names) + r")\b", re.IGNORECASE)
+
+
 #: Each lay name (:data:`LAY_NAMES`), by the name records write, and a lay name as a question writes one, in any case.
 _CLINICAL = {lay: clinical[0] for clinical, names in LAY_NAMES for lay in names}
-_LAY_NAME = re.compile(r"\b(?:" + "|".join(r"\s+".join(re.escape(word).replace("'", "['’]") for word in lay.split())
-                                          for lay in sorted(_CLINICAL, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_LAY_NAME = _written(sorted(_CLINICAL, key=len, reverse=True))
 #: A brand as a question writes one, in any case.
 _BRAND = re.compile(r"\b(?:" + "|".join(sorted(BRANDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 #: An abbreviation as a question writes one: two to six capitals, digits among them ("MI", "T2DM", "NSTEMI").
@@ -610,8 +618,7 @@ def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
 #: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath").
 _SPANNING = [name for group in SYNONYMS for name in group
              if any(word in BETWEEN or word in lexical.STOP_WORDS for word in name.split())]
-_SPANNING_NAME = re.compile(r"\b(?:" + "|".join(r"\s+".join(map(re.escape, name.split())) for name in _SPANNING) + r")\b",
-                            re.IGNORECASE)
+_SPANNING_NAME = _written(_SPANNING)
 
 
 def _spanned(question: str, concepts: list[Concept]) -> list[Concept]:
