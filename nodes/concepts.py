@@ -51,7 +51,7 @@ complaining seen see evaluated noted found summarize summarise summary summarizi
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
-come comes came coming brought bring brings
+come comes came coming brought bring brings keep keeps keeping
 mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())
@@ -115,11 +115,14 @@ SYNONYMS = [
     ["alcohol", "ethanol"],
     *readings.NAMES,  # findings a record's reading may write: "heart rate 107" is tachycardia
     ["smoking", "smoker", "tobacco", "cigarettes"],
+    ["fall", "fell"],
 ]
 #: What patients call a finding or a condition (a consumer health vocabulary's, as MedlinePlus lists names "also
 #: called"), each by the names records write, the first what a question in lay words is embedded and counted with
 #: (:func:`spelled_out`): "Who had a heart attack?" reads "Who had a heart attack (myocardial infarction)?". Every name
 #: of a row is a synonym of the others (:data:`SYNONYMS`).
+#: Words that may stand between a verb and the part of the body it is said of: "broke *her* hip".
+_WHOSE = ["", *(f" {word}" for word in "a an the his her their my your our".split())]
 LAY_NAMES = [
     (["myocardial infarction"], ["heart attack"]),
     (["hypertension"], ["high blood pressure", "high bp"]),
@@ -134,7 +137,8 @@ LAY_NAMES = [
     (["hyperlipidemia", "dyslipidemia", "hypercholesterolemia"], ["high cholesterol"]),
     (["hypothyroidism"], ["underactive thyroid", "low thyroid"]),
     (["hyperthyroidism"], ["overactive thyroid"]),
-    (["syncope"], ["fainting"]),
+    (["syncope"], ["fainting", *(f"{verb} out" for verb in ("pass", "passes", "passed", "passing", "black", "blacks",
+                                                           "blacked", "blacking"))]),
     (["dysphagia"], ["difficulty swallowing", "trouble swallowing"]),
     (["insomnia"], ["trouble sleeping", "difficulty sleeping"]),
     (["hearing loss"], ["trouble hearing", "difficulty hearing"]),
@@ -148,12 +152,13 @@ LAY_NAMES = [
     (["cellulitis"], ["skin infection"]),
     (["osteomyelitis"], ["bone infection"]),
     (["osteoarthritis", "degenerative joint disease", "degenerative arthritis"], ["wear and tear arthritis"]),
-    (["hip fracture", "femoral neck fracture"], ["broken hip", "fractured hip"]),
-    (["wrist fracture", "distal radius fracture"], ["broken wrist", "fractured wrist"]),
-    (["ankle fracture"], ["broken ankle", "fractured ankle"]),
-    (["leg fracture"], ["broken leg"]),
-    (["arm fracture"], ["broken arm"]),
-    (["rib fracture"], ["broken rib"]),
+    # a broken bone as patients say it: "a broken hip", "broke her hip", "fractured a rib"
+    *((clinical, [f"{verb}{whose} {part}" for verb in ("broken", "fractured", "broke") for whose in _WHOSE])
+      for clinical, part in [(["hip fracture", "femoral neck fracture"], "hip"),
+                             (["wrist fracture", "distal radius fracture"], "wrist"), (["ankle fracture"], "ankle"),
+                             (["leg fracture"], "leg"), (["arm fracture"], "arm"), (["rib fracture"], "rib"),
+                             (["clavicle fracture"], "collarbone"), (["pelvic fracture"], "pelvis"),
+                             (["foot fracture"], "foot"), (["nasal fracture"], "nose")]),
     (["alcohol use disorder", "alcohol dependence"], ["alcoholism", "alcohol addiction"]),
     (["opioid use disorder", "opioid dependence"], ["opioid addiction"]),
     (["substance use disorder", "drug dependence"], ["drug addiction"]),
@@ -513,7 +518,11 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 
 _KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
-_GROUPS = [list(group) for group in SYNONYMS]
+#: Lay names of which all but one word are small ("passed out", "blacked out"), each by the name records write: such a
+#: name is read as that one (:func:`_spanned`), never as a synonym of its one word (a record that "passed" a test
+#: mentions no fainting).
+_READ_AS = {lay: clinical for lay, clinical in _CLINICAL.items() if len(_stems(lay)) < 2 and len(lay.split()) > 1}
+_GROUPS = [[name for name in group if name not in _READ_AS] for group in SYNONYMS]
 _NAMING: dict[tuple[str, ...], list[list[str]]] = {}  # each phrase (its stems): the groups naming it
 for _group in _GROUPS:
     for _phrase in _group:
@@ -525,7 +534,7 @@ for _short, _long in [*ABBREVIATIONS.items(), *BRANDS.items()]:  # it joins each
     for _group in _NAMING[_stems(_long)]:
         _group.append(_short)
 #: Each synonym's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every potassium).
-_NAMES = frozenset(_stems(phrase) for group in SYNONYMS for phrase in group)
+_NAMES = frozenset(_stems(phrase) for group in SYNONYMS for phrase in group if phrase not in _READ_AS)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
@@ -630,7 +639,7 @@ def _spanned(question: str, concepts: list[Concept]) -> list[Concept]:
                   if (at := _place(question, concept)) and match.start() <= at[0] and at[1] <= match.end()]
         if inside:
             name = " ".join(match.group(0).split())
-            whole = Concept(name, _alternatives(_stems(name)))
+            whole = Concept(name, _alternatives(_stems(_READ_AS.get(name.casefold().replace("’", "'"), name))))
             concepts = [whole if n == inside[0] else concept for n, concept in enumerate(concepts)
                         if n == inside[0] or n not in inside]
     return concepts

@@ -271,6 +271,27 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
     assert not mentions("Chronic pancreatic insufficiency.", focal(analyse("Who has pancreas inflammation?")))
 
 
+def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
+    """"Which patients passed out?", "…broke their ankle?", "…keep falling?" were refused on the demo ("no record
+    searched mentions broke"), whose records say syncope, bimalleolar ankle fracture and recurrent falls: a condition
+    said with a verb is the condition, and a lay name that is one word but for small ones ("passed out") is read as the
+    clinical name, never as that word ("passed" a test is no fainting)."""
+    from nodes.concepts import focal, mentions
+
+    for lay, clinical in (("Which patients passed out?", "Primary diagnosis: syncope due to aortic stenosis."),
+                          ("Has she ever blacked out?", "CHIEF COMPLAINT: Fainting on exertion."),
+                          ("Which patients broke their ankle?", "Left bimalleolar ankle fracture."),
+                          ("Who fractured a rib?", "Two rib fractures on the left."),
+                          ("Which patients keep falling?", "Parkinson disease with recurrent falls."),
+                          ("Which patients fell at home?", "Hip pain after a fall at home.")):
+        assert mentions(clinical, focal(analyse(lay))), lay
+    assert [c.text for c in focal(analyse("Which patients passed out?"))] == ["passed out"]
+    for question in ("Which patients passed out?", "Which patients fainted?"):
+        assert not mentions("Passed the swallow evaluation; passed stool.", focal(analyse(question))), question
+    assert not mentions("Race: Black or African American.", focal(analyse("Who blacked out?")))
+    assert not mentions("Right ankle sprain.", focal(analyse("Which patients broke their ankle?")))
+
+
 async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_refused(demo_federation, nc):
     potassium = await ask(nc, AskRequest(question="Which patients have low potassium?", summarize="extractive"))
     assert potassium.answer_info.status == "successful" and "hypokalemia" in potassium.answer.lower(), potassium.answer
