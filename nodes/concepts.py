@@ -55,6 +55,10 @@ come comes came coming brought bring brings keep keeps keeping
 mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())
+#: Titles of clinicians: a capitalized name after one is a clinician, one concept with the title ("Which patients did
+#: Dr. Patel see?" is not answered by a patient named Patel, nor refused as "no record mentions Patel").
+CLINICIAN_TITLES = frozenset("dr doctor prof professor".split())
+_POSSESSIVE = re.compile(r"['’]s$")
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it. Not a word in -ing, which names a finding ("leg swelling", "nasal bleeding"), nor one in -eed ("brain
 #: bleed").
@@ -714,6 +718,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     run: list[str] = []
 
     def close() -> None:
+        titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
         words = [w for w in run if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w)) and len(w) > 1
                  and w.casefold() not in NUMBER_WORDS]
         terms = tuple(t for t in _stems(" ".join(words)) if t)
@@ -726,12 +731,14 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
-            # as written, spaces made one: its words are joined by spaces or hyphens only
-            concepts.append(Concept(" ".join(text[first:end].split()), _alternatives(terms[:8], plain[:8], derived)))
+            # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
+            written = " ".join(text[first:end].split())
+            written = _POSSESSIVE.sub("", written) if titled else written
+            concepts.append(Concept(written, _alternatives(terms[:8], plain[:8], derived)))
         run.clear()
 
-    end = first = 0
-    before = ""
+    end = first = title_at = 0
+    before = title = ""
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
@@ -742,6 +749,9 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         hyphen = bool(run) and gap in HYPHENS and base not in BETWEEN and base not in lexical.STOP_WORDS
         if not gap.isspace() and end and not hyphen:  # punctuation between words ends a concept
             close()
+        if before in CLINICIAN_TITLES and word[:1].isupper() and not run:  # "Dr. Watson": named with the title
+            run.append(title)
+            first = title_at
         if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
                            or (before == "how" and base in HOW)):
             close()
@@ -750,6 +760,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             run.append(word)
         end = match.end()
         before = base
+        title, title_at = (word, match.start()) if base in CLINICIAN_TITLES else (title, title_at)
     close()
     return _joined(question, concepts)
 

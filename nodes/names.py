@@ -90,8 +90,9 @@ department ward unit county city state street road avenue foundation memorial ge
 pharmacy laboratory lab labs service services agency association society network group
 """.split())
 #: A letter's opening: a greeting and whom it is written to, up to the comma, colon or line break after them ("Dear
-#: Dr. Smith,", "Hello Team Blue:", "Hi,").
-_GREETING = re.compile(r"\s*(?:dear|hello|hi|hey|greetings)\b[^,:;\n?!]{0,40}[,:;\n!]\s*", re.IGNORECASE)
+#: Dr. Smith,", "Hello Team Blue:", "Hi,"), or the full stop after a clinician it names ("Hi Dr Lee.").
+_GREETING = re.compile(r"\s*(?:dear|hello|hi|hey|greetings)\b(?:[^,:;\n?!]{0,40}[,:;\n!]|\s+(?:dr\.?|doctor|prof\.?|professor)"
+                       r"\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\.)\s*", re.IGNORECASE)
 #: Words a writer signs off with: a name after one is the writer's, not a patient's.
 _SIGN_OFFS = ("thanks", "thank you", "regards", "sincerely", "cheers", "best", "yours", "from", "signed")
 #: What people do in a question: a name that does (or undergoes) one of these is a person.

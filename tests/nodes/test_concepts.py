@@ -292,6 +292,20 @@ def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     assert not mentions("Right ankle sprain.", focal(analyse("Which patients broke their ankle?")))
 
 
+def test_a_clinician_is_named_with_the_title():
+    """"Which patients did Dr. Patel see for chest pain?" was answered first with a patient named Priya Patel, whose
+    records hold *Patel*, and "Is Dr. Watson's patient improving?" refused as "no record searched mentions Watson's": a
+    clinician is one concept with the title, mentioned only where records name the doctor."""
+    from nodes.concepts import mentions
+
+    [doctor, pain] = analyse("Which patients did Dr. Patel see for chest pain?").concepts
+    assert doctor.text == "Dr. Patel" and pain.text == "chest pain"
+    assert not mentions("Patient: Priya Patel. CHIEF COMPLAINT: Chest pain.", [doctor])
+    assert mentions("Seen in clinic by Dr. Patel for chest pain.", [doctor])
+    assert [c.text for c in analyse("Is Dr. Watson's patient improving?").concepts][:1] == ["Dr. Watson"]
+    assert concepts("Is Mr. Patel improving?", ["Mr. Patel"]) == ["improving"], "a patient's title is no clinician's"
+
+
 async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_refused(demo_federation, nc):
     potassium = await ask(nc, AskRequest(question="Which patients have low potassium?", summarize="extractive"))
     assert potassium.answer_info.status == "successful" and "hypokalemia" in potassium.answer.lower(), potassium.answer

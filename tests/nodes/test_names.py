@@ -233,6 +233,9 @@ def test_the_writers_signature_is_no_part_of_the_question():
     assert unsigned("Hello Team Blue: which patients have gout? Thanks, Bob") == "which patients have gout?"
     assert unsigned("Hello. Dear sir, what is tinnitus?") == "what is tinnitus?"
     assert unsigned("Hi doctor what is gout?") == "Hi doctor what is gout?", "no break after it: no telling where it ends"
+    assert unsigned("Hi Dr Lee. My son has asthma.") == "My son has asthma.", "the full stop after the clinician it names"
+    assert unsigned("Hi there I have gout. Is it curable?") == "Hi there I have gout. Is it curable?", \
+        "but a full stop ends no greeting that names nobody: it may end what is asked"
     assert unsigned("HIV, what is it?") == "HIV, what is it?" and unsigned("Dear Dr. Smith,") == "Dear Dr. Smith,"
     assert name_filters("SUBJECT: Question MESSAGE: Which patients have gout?") == Filters(), "a message's headings"
 
