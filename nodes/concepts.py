@@ -207,6 +207,10 @@ LAY_NAMES = [
     (["peptic ulcer", "gastric ulcer"], ["stomach ulcer"]),
     (["cardiomegaly"], ["enlarged heart"]),
     (["intracranial hemorrhage"], ["brain bleed"]),
+    (["hypoxic-ischemic brain injury", "hypoxic brain injury", "anoxic brain injury"],
+     ["brain damage from lack of oxygen", "brain injury from lack of oxygen", "lack of oxygen to the brain"]),
+    (["heart failure"], ["weak heart", "weakened heart"]),
+    (["aortic stenosis"], ["narrowed aortic valve", "narrowing of the aortic valve", "narrow aortic valve"]),
     # an organ's inflammation as patients say it: "an inflamed pancreas", "inflammation of the pancreas"
     *(([itis], [f"inflamed {organ}", f"{organ} inflammation", f"inflammation of the {organ}"]) for organ, itis in [
         ("appendix", "appendicitis"), ("gallbladder", "cholecystitis"), ("pancreas", "pancreatitis"),

@@ -263,7 +263,10 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
                           ("Who has inflammation of the gallbladder?", "Acute calculous cholecystitis."),
                           ("Who has wear and tear arthritis?", "Primary osteoarthritis of the left knee."),
                           ("Which patients have an irregular heart rhythm?", "Atrial fibrillation with RVR."),
-                          ("Who was coughing up blood?", "Hemoptysis for two days.")):
+                          ("Who was coughing up blood?", "Hemoptysis for two days."),
+                          ("Which patients have a weak heart?", "Heart failure with reduced ejection fraction."),
+                          ("Who has a narrowed aortic valve?", "Syncope due to severe aortic stenosis."),
+                          ("Who had brain damage from lack of oxygen?", "Hypoxic-ischemic brain injury after overdose.")):
         assert mentions(clinical, focal(analyse(lay))), lay
     assert [c.text for c in focal(analyse("Who was coughing up blood?"))] == ["coughing up blood"]
     hip = focal(analyse("Which patients have a broken hip?"))
