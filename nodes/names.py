@@ -276,14 +276,26 @@ def _noun_phrases(doc) -> list[str]:
     those with nothing between them one phrase (it chunks "Donna Perez's hemoglobin" and "A1c" apart)."""
     chunks = [(chunk.start, chunk.end) for chunk in doc.noun_chunks]
     taken = {i for start, end in chunks for i in range(start, end)}
-    spans = sorted(chunks + [(token.i, token.i + 1) for token in doc if token.i not in taken and token.pos_ in _NOUNS])
+    spans = sorted(chunks + [(_modified_from(doc, token, taken), token.i + 1) for token in doc
+                             if token.i not in taken and token.pos_ in _NOUNS])
     phrases: list[list[int]] = []
     for start, end in spans:
-        if phrases and phrases[-1][1] == start:
-            phrases[-1][1] = end
+        if phrases and phrases[-1][1] >= start:
+            phrases[-1][1] = max(phrases[-1][1], end)
         else:
             phrases.append([start, end])
     return [doc[start:end].text for start, end in phrases]
+
+
+def _modified_from(doc, noun, taken: set[int]) -> int:
+    """Where a noun left out of every chunk starts with the adjectives and nouns just before it that modify it, as a
+    chunk would ("How many patients have sickle cell disease?": the small model parses *disease* as the root and
+    chunks nothing of "sickle cell disease"); a verb before it is not one ("had failed IUD insertions")."""
+    start = noun.i
+    while (start > 0 and start - 1 not in taken and doc[start - 1].dep_ in ("amod", "compound")
+           and doc[start - 1].head.i in range(start, noun.i + 1) and doc[start - 1].pos_ in ("ADJ", "NOUN", "PROPN")):
+        start -= 1
+    return start
 
 
 def detect_names(question: str, use_spacy: bool = True) -> list[str]:

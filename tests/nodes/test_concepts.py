@@ -321,6 +321,14 @@ async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_
         f"no demo record says hypoglycemia; poorly controlled glucose is not an answer: {sugar.answer}"
 
 
+def test_a_name_the_parser_leaves_out_of_every_phrase_keeps_its_modifiers():
+    """spaCy's small model parses "disease" of "How many patients have sickle cell disease?" as the root and chunks
+    nothing of it: the question was refused as "none of the closest records mentions cell disease". A noun left out of
+    every phrase takes the words before it that modify it; a verb before it stays out."""
+    assert [c.text for c in analysed("How many patients have sickle cell disease?").concepts] == ["sickle cell disease"]
+    assert [c.text for c in analysed("Which patients had failed IUD insertions?").concepts] == ["IUD insertions"]
+
+
 def test_a_hardship_is_asked_with_what_is_hard_though_the_parser_leaves_that_out():
     """spaCy takes "breathing" of "trouble breathing" for a verb and chunks "trouble" alone, a concept any record of
     "trouble speaking" mentioned: the demo answered "Which patients have trouble breathing?" with a stroke."""
