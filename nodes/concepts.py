@@ -55,9 +55,10 @@ come comes came coming brought bring brings keep keeps keeping
 mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())
-#: Titles of clinicians: a capitalized name after one is a clinician, one concept with the title ("Which patients did
-#: Dr. Patel see?" is not answered by a patient named Patel, nor refused as "no record mentions Patel").
-CLINICIAN_TITLES = frozenset("dr doctor prof professor".split())
+#: Titles of clinicians, as abbreviated: a capitalized name after one is a clinician, one concept with the title ("Which
+#: patients did Dr. Patel see?" is not answered by a patient named Patel, nor refused as "no record mentions Patel").
+#: Not "Doctor": a title-cased question writes "Doctor Visits".
+CLINICIAN_TITLES = frozenset("dr prof".split())
 _POSSESSIVE = re.compile(r"['’]s$")
 #: A word that says what was done ("titrated", "stopped"): after what it was done to, a concept is mentioned
 #: without it. Not a word in -ing, which names a finding ("leg swelling", "nasal bleeding"), nor one in -eed ("brain
