@@ -266,7 +266,13 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
                           ("Who was coughing up blood?", "Hemoptysis for two days."),
                           ("Which patients have a weak heart?", "Heart failure with reduced ejection fraction."),
                           ("Who has a narrowed aortic valve?", "Syncope due to severe aortic stenosis."),
-                          ("Who had brain damage from lack of oxygen?", "Hypoxic-ischemic brain injury after overdose.")):
+                          ("Who had brain damage from lack of oxygen?", "Hypoxic-ischemic brain injury after overdose."),
+                          ("Which patients have a spot on their lung?", "Spiculated right upper lobe lung nodule."),
+                          ("Which patients have a blocked bowel?", "Adhesive small bowel obstruction."),
+                          ("Who has a groin hernia?", "Symptomatic left inguinal hernia."),
+                          ("Who has a water infection?", "Urinary tract infection with sepsis."),
+                          ("Who has an irregular pulse?", "Atrial fibrillation with rapid ventricular response."),
+                          ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal.")):
         assert mentions(clinical, focal(analyse(lay))), lay
     assert [c.text for c in focal(analyse("Who was coughing up blood?"))] == ["coughing up blood"]
     hip = focal(analyse("Which patients have a broken hip?"))
