@@ -122,18 +122,17 @@ SYNONYMS = [
     ["smoking", "smoker", "tobacco", "cigarettes"],
     ["fall", "fell"],
 ]
+#: Words that may stand between a verb and the part of the body it is said of: "broke *her* hip".
+_WHOSE = ["", *(f" {word}" for word in "a an the his her their my your our".split())]
 #: What patients call a finding or a condition (a consumer health vocabulary's, as MedlinePlus lists names "also
 #: called"), each by the names records write, the first what a question in lay words is embedded and counted with
 #: (:func:`spelled_out`): "Who had a heart attack?" reads "Who had a heart attack (myocardial infarction)?". Every name
 #: of a row is a synonym of the others (:data:`SYNONYMS`).
-#: Words that may stand between a verb and the part of the body it is said of: "broke *her* hip".
-_WHOSE = ["", *(f" {word}" for word in "a an the his her their my your our".split())]
 LAY_NAMES = [
     (["myocardial infarction"], ["heart attack"]),
     (["hypertension"], ["high blood pressure", "high bp"]),
     (["arrhythmia", "atrial fibrillation"], ["irregular heartbeat", "irregular heart beat", "irregular heart rhythm",
-                                             "irregular pulse",
-                                             "abnormal heart rhythm"]),
+                                             "irregular pulse", "abnormal heart rhythm"]),
     (["influenza"], ["flu"]),
     (["halitosis"], ["bad breath"]),
     (["gastroesophageal reflux"], ["acid reflux", "heartburn"]),
