@@ -122,8 +122,9 @@ SYNONYMS = [
     ["smoking", "smoker", "tobacco", "cigarettes"],
     ["fall", "fell"],
 ]
-#: Words that may stand between a verb and the part of the body it is said of: "broke *her* hip".
-_WHOSE = ["", *(f" {word}" for word in "a an the his her their my your our".split())]
+#: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
+#: writes ``~``, a question may write one of them, or none.
+WHOSE = ("a", "an", "the", "his", "her", "their", "my", "your", "our")
 #: What patients call a finding or a condition (a consumer health vocabulary's, as MedlinePlus lists names "also
 #: called"), each by the names records write, the first what a question in lay words is embedded and counted with
 #: (:func:`spelled_out`): "Who had a heart attack?" reads "Who had a heart attack (myocardial infarction)?". Every name
@@ -154,14 +155,14 @@ LAY_NAMES = [
     (["urinary tract infection"], ["bladder infection", "water infection"]),
     (["bowel obstruction", "intestinal obstruction"], ["blocked bowel", "bowel blockage", "blocked intestine"]),
     (["inguinal hernia"], ["groin hernia"]),
-    (["lung nodule", "pulmonary nodule"], ["lung spot", *(f"spot on{whose} lung" for whose in _WHOSE)]),
+    (["lung nodule", "pulmonary nodule"], ["lung spot", "spot on ~ lung"]),
     (["pyelonephritis"], ["kidney infection"]),
     (["pneumonia"], ["lung infection", "chest infection"]),
     (["cellulitis"], ["skin infection"]),
     (["osteomyelitis"], ["bone infection"]),
     (["osteoarthritis", "degenerative joint disease", "degenerative arthritis"], ["wear and tear arthritis"]),
     # a broken bone as patients say it: "a broken hip", "broke her hip", "fractured a rib"
-    *((clinical, [f"{verb}{whose} {part}" for verb in ("broken", "fractured", "broke") for whose in _WHOSE])
+    *((clinical, [f"{verb} ~ {part}" for verb in ("broken", "fractured", "broke")])
       for clinical, part in [(["hip fracture", "femoral neck fracture"], "hip"),
                              (["wrist fracture", "distal radius fracture"], "wrist"), (["ankle fracture"], "ankle"),
                              (["leg fracture"], "leg"), (["arm fracture"], "arm"), (["rib fracture"], "rib"),
@@ -313,16 +314,28 @@ BRANDS = {
 }
 
 
+_ANY_WHOSE = r"(?:\s+(?:" + "|".join(WHOSE) + "))?"
+
+
 def _written(names) -> re.Pattern:
     """Any of ``names`` (in this order) as a question writes it: whole words, in any case, any spaces between its
-    words, either apostrophe."""
-    return re.compile(r"\b(?:" + "|".join(r"\s+".join(re.escape(word).replace("'", "['’]") for word in name.split())
-                                         for name in names) + r")\b", re.IGNORECASE)
+    words, either apostrophe, a word of :data:`WHOSE` or none where it writes ``~``."""
+    def one(name: str) -> str:
+        return "".join(_ANY_WHOSE if word == "~" else ("" if n == 0 else r"\s+") + re.escape(word).replace("'", "['’]")
+                       for n, word in enumerate(name.split()))
+
+    return re.compile(r"\b(?:" + "|".join(map(one, names)) + r")\b", re.IGNORECASE)
 
 
-#: Each lay name (:data:`LAY_NAMES`), by the name records write, and a lay name as a question writes one, in any case.
-_CLINICAL = {lay: clinical[0] for clinical, names in LAY_NAMES for lay in names}
-_LAY_NAME = _written(sorted(_CLINICAL, key=len, reverse=True))
+def _bare(name: str) -> str:
+    """A name as the tables below know it, however a question writes it: folded, one space between words, without a word
+    of :data:`WHOSE` ("Broke  her hip" and "broke ~ hip" are "broke hip")."""
+    return " ".join(word for word in name.casefold().replace("’", "'").split() if word != "~" and word not in WHOSE)
+
+
+#: Each lay name (:data:`LAY_NAMES`, :func:`_bare`) by the name records write, and a lay name as a question writes one.
+_CLINICAL = {_bare(lay): clinical[0] for clinical, names in LAY_NAMES for lay in names}
+_LAY_NAME = _written(sorted((lay for _, names in LAY_NAMES for lay in names), key=len, reverse=True))
 #: A brand as a question writes one, in any case.
 _BRAND = re.compile(r"\b(?:" + "|".join(sorted(BRANDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 #: An abbreviation as a question writes one: two to six capitals, digits among them ("MI", "T2DM", "NSTEMI").
@@ -347,7 +360,7 @@ def spelled_out(question: str) -> str:
         return match.group(0) if drug in question.casefold() else f"{match.group(0)} ({drug})"
 
     def clinical(match: re.Match) -> str:
-        name = _CLINICAL[" ".join(match.group(0).casefold().replace("’", "'").split())]
+        name = _CLINICAL[_bare(match.group(0))]
         return match.group(0) if name in question.casefold() else f"{match.group(0)} ({name})"
 
     return _LAY_NAME.sub(clinical, _BRAND.sub(generic, _ABBREVIATION.sub(spell, question)))
@@ -639,7 +652,7 @@ def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
 
 #: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath").
 _SPANNING = [name for group in SYNONYMS for name in group
-             if any(word in BETWEEN or word in lexical.STOP_WORDS for word in name.split())]
+             if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS for word in name.split())]
 _SPANNING_NAME = _written(_SPANNING)
 
 
@@ -652,7 +665,7 @@ def _spanned(question: str, concepts: list[Concept]) -> list[Concept]:
                   if (at := _place(question, concept)) and match.start() <= at[0] and at[1] <= match.end()]
         if inside:
             name = " ".join(match.group(0).split())
-            whole = Concept(name, _alternatives(_stems(_READ_AS.get(name.casefold().replace("’", "'"), name))))
+            whole = Concept(name, _alternatives(_stems(_READ_AS.get(_bare(name), name))))
             concepts = [whole if n == inside[0] else concept for n, concept in enumerate(concepts)
                         if n == inside[0] or n not in inside]
     return concepts
