@@ -549,6 +549,8 @@ _KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
 #: mentions no fainting).
 _READ_AS = {lay: clinical for lay, clinical in _CLINICAL.items() if len(_stems(lay)) < 2 and len(lay.split()) > 1}
 _GROUPS = [[name for name in group if name not in _READ_AS] for group in SYNONYMS]
+#: Each synonym's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every potassium).
+_NAMES = frozenset(_stems(phrase) for group in _GROUPS for phrase in group)
 _NAMING: dict[tuple[str, ...], list[list[str]]] = {}  # each phrase (its stems): the groups naming it
 for _group in _GROUPS:
     for _phrase in _group:
@@ -559,8 +561,6 @@ for _short, _long in [*ABBREVIATIONS.items(), *BRANDS.items()]:  # it joins each
         _NAMING[_stems(_long)] = [_GROUPS[-1]]
     for _group in _NAMING[_stems(_long)]:
         _group.append(_short)
-#: Each synonym's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every potassium).
-_NAMES = frozenset(_stems(phrase) for group in SYNONYMS for phrase in group if phrase not in _READ_AS)
 _SYNONYMS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name: the others, then the members
     _stemmed = [_stems(phrase) for phrase in _names]
@@ -759,8 +759,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             concepts.append(Concept(written, _alternatives(terms[:8], plain[:8], derived)))
         run.clear()
 
-    end = first = title_at = 0
-    before = title = ""
+    end = first = 0
+    before, previous = "", None
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
@@ -772,8 +772,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         if not gap.isspace() and end and not hyphen:  # punctuation between words ends a concept
             close()
         if before in CLINICIAN_TITLES and word[:1].isupper() and not run:  # "Dr. Watson": named with the title
-            run.append(title)
-            first = title_at
+            run.append(previous.group(0))
+            first = previous.start()
         if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
                            or (before == "how" and base in HOW)):
             close()
@@ -781,8 +781,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             first = first if run else match.start()
             run.append(word)
         end = match.end()
-        before = base
-        title, title_at = (word, match.start()) if base in CLINICIAN_TITLES else (title, title_at)
+        before, previous = base, match
     close()
     return _joined(question, concepts)
 

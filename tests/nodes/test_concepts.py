@@ -23,6 +23,14 @@ def concepts(question: str, names=()) -> list[str]:
     return [concept.text for concept in analyse(question, names).concepts]
 
 
+def assert_mentioned(*pairs) -> None:
+    """Each question's focal concepts are mentioned by the record text paired with it."""
+    from nodes.concepts import focal, mentions
+
+    for question, text in pairs:
+        assert mentions(text, focal(analyse(question))), question
+
+
 def analysed(question: str):
     """The analysis of ``question`` as the gateway makes it: with spaCy's noun phrases."""
     from nodes.names import parse
@@ -237,13 +245,12 @@ def test_what_patients_call_a_finding_is_its_name_whole():
     assert not mentions("Potassium 4.1, creatinine 1.0.", low), "'low' is part of the name, not context"
     assert mentions("PAST MEDICAL HISTORY: Hyperlipidemia on atorvastatin.", focal(analyse("Who has high cholesterol?")))
     assert not mentions("Blood pressure 118/76 at rest.", focal(analyse("Which patients have high blood pressure?")))
-    for lay, clinical in (("Which patients have heartburn?", "History of gastroesophageal reflux disease."),
-                          ("Who has kidney stones?", "CT showed bilateral nephrolithiasis."),
-                          ("Which patients had a blood infection?", "Urinary tract infection with sepsis."),
-                          ("Which patients had a mini-stroke?", "Transient ischemic attack in 2019."),
-                          ("Which patients take painkillers?", "Acetaminophen 650 mg as needed."),
-                          ("Which patients take sleeping pills?", "Zolpidem 5 mg at bedtime.")):
-        assert mentions(clinical, focal(analyse(lay))), lay
+    assert_mentioned(("Which patients have heartburn?", "History of gastroesophageal reflux disease."),
+                     ("Who has kidney stones?", "CT showed bilateral nephrolithiasis."),
+                     ("Which patients had a blood infection?", "Urinary tract infection with sepsis."),
+                     ("Which patients had a mini-stroke?", "Transient ischemic attack in 2019."),
+                     ("Which patients take painkillers?", "Acetaminophen 650 mg as needed."),
+                     ("Which patients take sleeping pills?", "Zolpidem 5 mg at bedtime."))
 
 
 def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
@@ -253,27 +260,26 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
     up blood", "inflammation of the pancreas") is one concept, not its words apart."""
     from nodes.concepts import focal, mentions
 
-    for lay, clinical in (("Which patients have a broken hip?", "Primary diagnosis: displaced right femoral neck fracture."),
-                          ("Who broke a wrist? Any broken wrist?", "Left distal radius fracture, angulated."),
-                          ("Which patients have a skin infection?", "Cellulitis of the left lower leg."),
-                          ("Which patients have a bone infection?", "Osteomyelitis of the great toe."),
-                          ("Which patients have a bladder infection?", "Urinary tract infection with sepsis."),
-                          ("Which patients have a lung infection?", "Community-acquired pneumonia."),
-                          ("Who has pancreas inflammation?", "Acute alcohol-related pancreatitis."),
-                          ("Who has inflammation of the gallbladder?", "Acute calculous cholecystitis."),
-                          ("Who has wear and tear arthritis?", "Primary osteoarthritis of the left knee."),
-                          ("Which patients have an irregular heart rhythm?", "Atrial fibrillation with RVR."),
-                          ("Who was coughing up blood?", "Hemoptysis for two days."),
-                          ("Which patients have a weak heart?", "Heart failure with reduced ejection fraction."),
-                          ("Who has a narrowed aortic valve?", "Syncope due to severe aortic stenosis."),
-                          ("Who had brain damage from lack of oxygen?", "Hypoxic-ischemic brain injury after overdose."),
-                          ("Which patients have a spot on their lung?", "Spiculated right upper lobe lung nodule."),
-                          ("Which patients have a blocked bowel?", "Adhesive small bowel obstruction."),
-                          ("Who has a groin hernia?", "Symptomatic left inguinal hernia."),
-                          ("Who has a water infection?", "Urinary tract infection with sepsis."),
-                          ("Who has an irregular pulse?", "Atrial fibrillation with rapid ventricular response."),
-                          ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal.")):
-        assert mentions(clinical, focal(analyse(lay))), lay
+    assert_mentioned(("Which patients have a broken hip?", "Primary diagnosis: displaced right femoral neck fracture."),
+                     ("Who broke a wrist? Any broken wrist?", "Left distal radius fracture, angulated."),
+                     ("Which patients have a skin infection?", "Cellulitis of the left lower leg."),
+                     ("Which patients have a bone infection?", "Osteomyelitis of the great toe."),
+                     ("Which patients have a bladder infection?", "Urinary tract infection with sepsis."),
+                     ("Which patients have a lung infection?", "Community-acquired pneumonia."),
+                     ("Who has pancreas inflammation?", "Acute alcohol-related pancreatitis."),
+                     ("Who has inflammation of the gallbladder?", "Acute calculous cholecystitis."),
+                     ("Who has wear and tear arthritis?", "Primary osteoarthritis of the left knee."),
+                     ("Which patients have an irregular heart rhythm?", "Atrial fibrillation with RVR."),
+                     ("Who was coughing up blood?", "Hemoptysis for two days."),
+                     ("Which patients have a weak heart?", "Heart failure with reduced ejection fraction."),
+                     ("Who has a narrowed aortic valve?", "Syncope due to severe aortic stenosis."),
+                     ("Who had brain damage from lack of oxygen?", "Hypoxic-ischemic brain injury after overdose."),
+                     ("Which patients have a spot on their lung?", "Spiculated right upper lobe lung nodule."),
+                     ("Which patients have a blocked bowel?", "Adhesive small bowel obstruction."),
+                     ("Who has a groin hernia?", "Symptomatic left inguinal hernia."),
+                     ("Who has a water infection?", "Urinary tract infection with sepsis."),
+                     ("Who has an irregular pulse?", "Atrial fibrillation with rapid ventricular response."),
+                     ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal."))
     assert [c.text for c in focal(analyse("Who was coughing up blood?"))] == ["coughing up blood"]
     hip = focal(analyse("Which patients have a broken hip?"))
     assert not mentions("Left distal radius fracture.", hip) and not mentions("Hip pain after a fall.", hip)
@@ -287,13 +293,12 @@ def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     clinical name, never as that word ("passed" a test is no fainting)."""
     from nodes.concepts import focal, mentions
 
-    for lay, clinical in (("Which patients passed out?", "Primary diagnosis: syncope due to aortic stenosis."),
-                          ("Has she ever blacked out?", "CHIEF COMPLAINT: Fainting on exertion."),
-                          ("Which patients broke their ankle?", "Left bimalleolar ankle fracture."),
-                          ("Who fractured a rib?", "Two rib fractures on the left."),
-                          ("Which patients keep falling?", "Parkinson disease with recurrent falls."),
-                          ("Which patients fell at home?", "Hip pain after a fall at home.")):
-        assert mentions(clinical, focal(analyse(lay))), lay
+    assert_mentioned(("Which patients passed out?", "Primary diagnosis: syncope due to aortic stenosis."),
+                     ("Has she ever blacked out?", "CHIEF COMPLAINT: Fainting on exertion."),
+                     ("Which patients broke their ankle?", "Left bimalleolar ankle fracture."),
+                     ("Who fractured a rib?", "Two rib fractures on the left."),
+                     ("Which patients keep falling?", "Parkinson disease with recurrent falls."),
+                     ("Which patients fell at home?", "Hip pain after a fall at home."))
     assert [c.text for c in focal(analyse("Which patients passed out?"))] == ["passed out"]
     for question in ("Which patients passed out?", "Which patients fainted?"):
         assert not mentions("Passed the swallow evaluation; passed stool.", focal(analyse(question))), question
@@ -728,14 +733,13 @@ def test_a_kind_of_condition_is_mentioned_by_its_members_and_not_the_other_way_r
     be several words."""
     from nodes.concepts import focal, mentions
 
-    for kind, member in (("Which patients have heart disease?", "Acute decompensated heart failure."),
-                         ("Which patients have kidney failure?", "Primary diagnosis: acute kidney injury."),
-                         ("Which patients have a mental illness?", "Schizophrenia with acute exacerbation."),
-                         ("Which patients have a psychiatric disorder?", "Major depressive disorder, severe."),
-                         ("Which patients have lung disease?", "COPD with emphysema on prior CT."),
-                         ("Which patients have arthritis?", "Osteoarthritis of both knees."),
-                         ("Which patients have cancer?", "Adenocarcinoma of the lung.")):
-        assert mentions(member, focal(analyse(kind))), kind
+    assert_mentioned(("Which patients have heart disease?", "Acute decompensated heart failure."),
+                     ("Which patients have kidney failure?", "Primary diagnosis: acute kidney injury."),
+                     ("Which patients have a mental illness?", "Schizophrenia with acute exacerbation."),
+                     ("Which patients have a psychiatric disorder?", "Major depressive disorder, severe."),
+                     ("Which patients have lung disease?", "COPD with emphysema on prior CT."),
+                     ("Which patients have arthritis?", "Osteoarthritis of both knees."),
+                     ("Which patients have cancer?", "Adenocarcinoma of the lung."))
     assert not mentions("Atrial fibrillation with RVR.", focal(analyse("Which patients have heart failure?"))), \
         "a member is not its kind's other members"
     assert not mentions("Heart disease in his father.", focal(analyse("Which patients have coronary artery disease?")))
