@@ -7,6 +7,7 @@ ties and copies included.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Sequence
 
 from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, SearchResult
@@ -148,22 +149,33 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     Each hit's score becomes that, in the one total order.
 
     Both lists are already exact (merged up the tree in their own orders), so the candidates, their scores
-    and the best BM25 are what one index over every passage gives, and so is the fused list.
+    and the best BM25 are what one index over every passage gives, and so is the fused list. A candidate's text is
+    read for its bonuses best first by the rest of its score, and no longer once no bonus could lift the rest into
+    the top ``k`` (what reading a passage's words costs is most of the fusion's time, the more so for a passage the
+    gateway reads for the first time).
     """
     candidates: dict[tuple[str, str], Hit] = {}
     for hit in [*dense, *lexical]:
         candidates.setdefault((hit.path, hit.id), hit)
     best = max((hit.bm25 or 0.0 for hit in candidates.values()), default=0.0)
-    named = named_share(list(about))
-    fused = []
+    based = []
     for hit in candidates.values():
         similarity = hit.relevance if hit.sentence is None else (
             (1.0 - SENTENCE_WEIGHT) * hit.relevance + SENTENCE_WEIGHT * hit.sentence)
-        score = DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0)
+        based.append((DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * (hit.bm25 or 0.0) / best if best > 0 else 0.0),
+                      hit))
+    based.sort(key=lambda entry: entry[1].order_key(entry[0]))
+    # the most the bonuses add, a little over (1e-9: the float sums of a score and its bonuses round either way)
+    most = (kinds.PASSAGE_BONUS if kind is not None else 0.0) + (MENTION_BONUS if about else 0.0) + 1e-9
+    named = named_share(list(about))
+    fused: list[tuple[tuple[float, str, str], float, Hit]] = []
+    for base, hit in based:
+        if len(fused) >= k and base + most < fused[k - 1][1]:
+            break  # neither this candidate nor any after it (none scores more before its bonuses) reaches the top k
+        score = base
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
             score += kinds.PASSAGE_BONUS
         if about and hit.patient and hit.text:
             score += MENTION_BONUS * named(hit.text)
-        fused.append((hit.order_key(score), score, hit))
-    fused.sort(key=lambda entry: entry[0])
+        insort(fused, (hit.order_key(score), score, hit), key=lambda entry: entry[0])
     return [hit.model_copy(update={"score": score}) for _, score, hit in fused[:k]]

@@ -28,7 +28,7 @@ from bus.scatter import ChildOutcome
 from nodes.data.chunking import chunk
 from nodes.data.records import Record
 from nodes.data.topk import digest, select
-from nodes.concepts import analyse, things_asked
+from nodes.concepts import analyse, named_share, things_asked
 from nodes.merge import DENSE_WEIGHT, MENTION_BONUS, SENTENCE_WEIGHT, depth, fuse, lexical_depth, merge, pooled
 from summarizer import kinds
 from nodes.run.assemble import build_leaves
@@ -321,6 +321,58 @@ def test_fusion_scores_every_candidate_on_both_its_similarity_and_its_words():
     assert [h.id for h in fuse(dense, lexical, k=2)] == ["p2", "p3"]
     # no passage holds the question's words: the embedding's order, scaled
     assert [h.id for h in fuse([scored(1, 0.5, 0.0), scored(2, 0.6, 0.0)], [], k=10)] == ["p2", "p1"]
+
+
+_TEXTS = ["Treatment includes colchicine for gout.", "Gout, on allopurinol.", "The causes of gout include diet.",
+          "History of asthma.", "Hypertension and gout, treated with colchicine."]
+
+
+@PROPERTIES
+@given(st.lists(st.tuples(st.sampled_from([0.3, 0.5, 0.7]) | st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, 2.5]),
+                          st.none() | st.floats(0.0, 1.0), st.sampled_from(_TEXTS), st.none() | st.just("Ann Lee"),
+                          st.sampled_from(["a.unit", "b.unit"])), max_size=24),
+       st.integers(1, 12), st.sampled_from([None, "treatment", "causes"]), st.booleans())
+def test_fusion_ranks_as_scoring_every_candidate_whole_does(rows, k, kind, asks_about):
+    """The fusion reads a candidate's text for its bonuses only while they could lift it into the top k: its top k —
+    ties, bonuses and all — is what scoring every candidate in full and sorting gives."""
+    about = things_asked(analyse("Which patients with gout were treated with colchicine?")) if asks_about else []
+    candidates = [Hit(id=f"p{i}", org=path[0], path=path, score=similarity, text=text, patient=patient,
+                      similarity=similarity, bm25=bm25, sentence=sentence)
+                  for i, (similarity, bm25, sentence, text, patient, path) in enumerate(rows)]
+    best = max((hit.bm25 for hit in candidates), default=0.0)
+    share = named_share(about)
+
+    def whole(hit: Hit) -> float:
+        similarity = hit.similarity if hit.sentence is None else (
+            (1.0 - SENTENCE_WEIGHT) * hit.similarity + SENTENCE_WEIGHT * hit.sentence)
+        score = DENSE_WEIGHT * similarity + ((1.0 - DENSE_WEIGHT) * hit.bm25 / best if best > 0 else 0.0)
+        if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
+            score += kinds.PASSAGE_BONUS
+        if about and hit.patient:
+            score += MENTION_BONUS * share(hit.text)
+        return score
+
+    want = sorted(((whole(hit), hit) for hit in candidates), key=lambda entry: entry[1].order_key(entry[0]))[:k]
+    fused = fuse(candidates[::2], candidates[1::2], k, kind, about)
+    assert [(hit.path, hit.id, hit.score) for hit in fused] == [(hit.path, hit.id, score) for score, hit in want]
+
+
+def test_fusion_reads_no_text_that_could_not_reach_the_top_k(monkeypatch):
+    import nodes.merge
+
+    read = []
+
+    def share_of(about):
+        return lambda text: read.append(text) or 1.0
+    monkeypatch.setattr(nodes.merge, "named_share", share_of)
+    about = things_asked(analyse("Which patients have gout?"))
+    near = [scored(i, 0.9 - 0.01 * i, 0.0, f"Near {i}.", "Ann Lee") for i in range(3)]
+    far = [scored(10 + i, 0.3, 0.0, f"Far {i}.", "Bo Chan") for i in range(5)]
+    fused = fuse(near + far, [], k=3, about=about)
+    assert [hit.id for hit in fused] == ["p0", "p1", "p2"]
+    assert read == ["Near 0.", "Near 1.", "Near 2."], "0.3 + every bonus cannot reach 0.9 x 0.88 + the bonus"
+    read.clear()
+    assert len(fuse(near + far, [], k=4, about=about)) == 4 and len(read) == 8, "a fourth place is open to all"
 
 
 def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
