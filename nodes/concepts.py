@@ -170,7 +170,8 @@ LAY_NAMES = [
                              (["foot fracture"], "foot"), (["nasal fracture"], "nose")]),
     (["alcohol use disorder", "alcohol dependence"], ["alcoholism", "alcohol addiction", "heavy drinking",
                                                        "heavy drinker", "heavy drinkers"]),
-    (["opioid use disorder", "opioid dependence"], ["opioid addiction"]),
+    (["opioid use disorder", "opioid dependence"], ["opioid addiction", "painkiller addiction", "addicted to painkillers",
+                                                     "hooked on painkillers", "addicted to opioids", "hooked on opioids"]),
     (["substance use disorder", "drug dependence"], ["drug addiction"]),
     (["pulmonary embolism"], ["blood clot in the lung"]),
     (["pneumothorax"], ["collapsed lung"]),
@@ -216,6 +217,7 @@ LAY_NAMES = [
     (["hypoxic-ischemic brain injury", "hypoxic brain injury", "anoxic brain injury"],
      ["brain damage from lack of oxygen", "brain injury from lack of oxygen", "lack of oxygen to the brain"]),
     (["heart failure"], ["weak heart", "weakened heart"]),
+    (["kidney injury", "renal injury"], ["kidney damage", "damaged kidneys"]),
     (["aortic stenosis"], ["narrowed aortic valve", "narrowing of the aortic valve", "narrow aortic valve"]),
     # an organ's inflammation as patients say it: "an inflamed pancreas", "inflammation of the pancreas"
     *(([itis], [f"inflamed {organ}", f"{organ} inflammation", f"inflammation of the {organ}"]) for organ, itis in [
@@ -223,7 +225,8 @@ LAY_NAMES = [
         ("liver", "hepatitis"), ("stomach", "gastritis"), ("colon", "colitis"), ("esophagus", "esophagitis"),
         ("bladder", "cystitis"), ("joints", "arthritis"), ("sinuses", "sinusitis"), ("tonsils", "tonsillitis"),
         ("tendon", "tendinitis"), ("brain", "encephalitis"), ("heart muscle", "myocarditis"),
-        ("sac around the heart", "pericarditis"), ("prostate", "prostatitis"), ("gums", "gingivitis"),
+        ("sac around the heart", "pericarditis"), ("lining around the heart", "pericarditis"), ("prostate", "prostatitis"),
+        ("gums", "gingivitis"),
         ("throat", "pharyngitis"), ("voice box", "laryngitis"), ("airways", "bronchitis"), ("skin", "dermatitis")]),
 ]
 SYNONYMS += [[*clinical, *lay] for clinical, lay in LAY_NAMES]

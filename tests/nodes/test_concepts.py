@@ -279,7 +279,13 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
                      ("Who has a groin hernia?", "Symptomatic left inguinal hernia."),
                      ("Who has a water infection?", "Urinary tract infection with sepsis."),
                      ("Who has an irregular pulse?", "Atrial fibrillation with rapid ventricular response."),
-                     ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal."))
+                     ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal."),
+                     ("Which patients are hooked on painkillers?", "Opioid use disorder on buprenorphine."),
+                     ("Who is addicted to painkillers?", "Opioid use disorder, in remission."),
+                     ("Which patients have kidney damage?", "Acute kidney injury, creatinine 2.4."),
+                     ("Who has an inflamed lining around the heart?", "Acute pericarditis, on colchicine."))
+    assert not mentions("Chronic kidney disease stage 3a.", focal(analyse("Which patients have kidney damage?"))), \
+        "kidney damage is an injury to the kidneys: chronic kidney disease is another condition"
     assert [c.text for c in focal(analyse("Who was coughing up blood?"))] == ["coughing up blood"]
     hip = focal(analyse("Which patients have a broken hip?"))
     assert not mentions("Left distal radius fracture.", hip) and not mentions("Hip pain after a fall.", hip)
