@@ -112,9 +112,11 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
     if not answer.hits and not answer.error:
         lines.append("   (no passages found)")
     cov = answer.coverage
+    # whose passages are listed: every unit may have answered (coverage) and none held a passage worth listing
+    orgs = ", ".join(sorted({h.org for h in answer.hits}))
     lines += ["", f"took {answer.took_ms:.1f} ms · coverage {cov.successful}/{cov.total} units"
               f"{' · PARTIAL' if answer.partial else ''}{' · TIMED OUT' if answer.timed_out else ''}"
-              f" · orgs answering: {', '.join(sorted({h.org for h in answer.hits})) or '-'}"]
+              + (f" · {'closest records' if falls_short else 'passages'} from: {orgs}" if orgs else "")]
     for subject, report in sorted(answer.nodes.items()):
         if report.status not in ("successful", "partial"):
             reason = f" ({report.error.type}: {report.error.reason})" if report.error else ""

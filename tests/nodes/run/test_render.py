@@ -4,7 +4,7 @@ answer cites after its hits listed under them with the numbers it cites them by.
 from __future__ import annotations
 
 from bus.asking import Answer, AnswerInfo
-from bus.messages import ErrorInfo, Hit, Summary
+from bus.messages import Coverage, ErrorInfo, Hit, Summary
 from nodes.run.render import answer_text
 from summarizer.answer import insufficient
 
@@ -81,3 +81,18 @@ def test_the_closest_records_of_a_patient_held_nowhere_are_titled_as_the_answer_
     held = unknown.model_copy(update={"names": {"Zorblat Quixote": ["hospital_a.medicine"]}, "absent": ["gout"]})
     assert held.falls_short() == "they do not mention gout", "a patient held somewhere: what their records lack"
     assert unknown.model_copy(update={"hits": []}).falls_short() is None
+
+
+def test_the_last_line_names_whose_passages_are_listed_and_no_one_when_none_are():
+    """A refusal with no passages from ten units that all answered once ended "coverage 10/10 units · orgs answering:
+    -", which reads as if no organization had answered."""
+    everyone = Coverage(total=10, successful=10)
+    last = answer_text(Answer(question="Who has Crohn's disease?", coverage=everyone)).splitlines()[-1]
+    assert last.endswith("coverage 10/10 units"), last
+    other = hit(1).model_copy(update={"org": "hospital_b", "path": "hospital_b.cardiology"})
+    last = answer_text(Answer(question="Who has gout?", hits=[hit(0), other], coverage=everyone)).splitlines()[-1]
+    assert last.endswith("coverage 10/10 units · passages from: hospital_a, hospital_b"), last
+    closest = Answer(question="Who has Crohn's disease?", hits=[hit(0)], closest=True, absent=["Crohn's disease"],
+                     coverage=everyone, answer=insufficient(WHY),
+                     answer_info=AnswerInfo(method="extractive", status="insufficient", reason=WHY))
+    assert answer_text(closest).splitlines()[-1].endswith("· closest records from: hospital_a")
