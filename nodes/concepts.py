@@ -1178,9 +1178,12 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     question is about: one thing it asks about that no record mentions — but for the alternatives it offers
     ("lupus or psoriasis": one of them is enough) — and the patients such an answer would name are not the
     ones asked about ("Which patients with gout took methotrexate?" when no record mentions methotrexate).
-    An answer from reference texts names nobody: it answers the rest, saying what no record mentions."""
+    An answer from reference texts names nobody: it answers the rest, saying what no record mentions — as the question
+    wrote it, with the name records write for it when the question wrote it otherwise (:func:`spelled_out`: "shingles
+    (herpes zoster)", "MI (myocardial infarction)"), so the reader knows that name was searched for too."""
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
     missing = [all(analysis.concepts[i].text in absent for i in group) for group in asked(analysis)]
-    return absent, unknown_patient or (bool(missing) and all(missing)) or (naming and any(missing))
+    return [spelled_out(text) for text in absent], unknown_patient or (bool(missing) and all(missing)) or (
+        naming and any(missing))

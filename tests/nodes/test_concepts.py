@@ -121,6 +121,11 @@ def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_menti
     assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 0])) == (["Crohn's disease", "gout"], True)
     assert grounding(analysis, CollectionStats(docs=9, concepts=[0, 3])) == (["Crohn's disease"], False)
     assert grounding(analysis, None) == ([], False), "without counts nothing is judged absent"
+    for question, said in [("Which patients have shingles?", "shingles (herpes zoster)"),
+                           ("Who broke their collarbone?", "broke their collarbone (clavicle fracture)"),
+                           ("Which patients had an MI?", "MI (myocardial infarction)")]:
+        assert grounding(analyse(question), CollectionStats(docs=9, concepts=[0])) == ([said], True), \
+            "what no record mentions is said with the name records write, which was searched for too"
     assert grounding(analysis, CollectionStats(docs=9, concepts=[4, 3]), unknown_patient=True)[1], "a person held nowhere"
     assert not grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), naming=True)[1], "one alternative is enough"
 
