@@ -421,6 +421,9 @@ KINDS += [
     (["cancer"],
      ["carcinoma", "adenocarcinoma", "lymphoma", "leukemia", "melanoma", "sarcoma", "myeloma", "glioblastoma"]),
     (["arthritis"], ["osteoarthritis", "rheumatoid arthritis", "psoriatic arthritis", "gout"]),
+    (["substance use disorder", "drug dependence", "drug addiction"],
+     ["opioid use disorder", "alcohol use disorder", "stimulant use disorder", "cocaine use disorder",
+      "methamphetamine use disorder", "cannabis use disorder", "opioid dependence", "alcohol dependence"]),
 ]
 
 
@@ -653,9 +656,11 @@ def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
     return concepts
 
 
-#: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath").
+#: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath") or asks
+#: rather than names (:data:`ASKING`: "alcohol *use* disorder", "*drug* addiction" — else "Which patients have opioid use
+#: disorder?" asks about *opioid*, which a record of oxycodone for pain mentions, and *disorder*).
 _SPANNING = [name for group in SYNONYMS for name in group
-             if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS for word in name.split())]
+             if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS or word in ASKING for word in name.split())]
 _SPANNING_NAME = _written(_SPANNING)
 
 

@@ -297,6 +297,21 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
     assert not mentions("Chronic pancreatic insufficiency.", focal(analyse("Who has pancreas inflammation?")))
 
 
+def test_a_name_written_with_a_word_that_otherwise_asks_is_one_concept():
+    """"Which patients have opioid use disorder?" asked about *opioid* and *disorder* ("use" asks, as in "what do they
+    use"), so a record of oxycodone for pain mentioned it, and BM25 scored every opioid's name for it."""
+    from nodes.concepts import focal, mentions
+
+    disorder = analyse("Which patients have opioid use disorder?")
+    assert [c.text for c in disorder.concepts] == ["opioid use disorder"]
+    assert mentions("Opioid dependence, on buprenorphine.", focal(disorder))
+    assert not mentions("Oxycodone 5 mg every 6 hours for pain after surgery.", focal(disorder))
+    assert "oxycodon" not in " ".join(disorder.terms), "the records of opioids are no records of the disorder"
+    assert [c.text for c in analyse("Which patients have a drug addiction?").concepts] == ["drug addiction"]
+    assert mentions("Substance use disorder (cocaine).", focal(analyse("Which patients have a drug addiction?")))
+    assert [c.text for c in analyse("What do they use for pain?").concepts] == ["pain"], "'use' alone still asks"
+
+
 def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     """"Which patients passed out?", "…broke their ankle?", "…keep falling?" were refused on the demo ("no record
     searched mentions broke"), whose records say syncope, bimalleolar ankle fracture and recurrent falls: a condition
