@@ -121,6 +121,19 @@ SYNONYMS = [
     *readings.NAMES,  # findings a record's reading may write: "heart rate 107" is tachycardia
     ["smoking", "smoker", "tobacco", "cigarettes"],
     ["fall", "fell"],
+    # tests named with a word that otherwise asks (a stress *test*, a sleep *study*): one concept each, never its first
+    # word alone — "Who had a sleep study?" is not answered by a note of sleep apnea, nor "a urine drug screen" by urine
+    ["stress test", "exercise stress test", "cardiac stress test", "treadmill test", "treadmill stress test",
+     "exercise tolerance test"],
+    ["sleep study", "polysomnography", "polysomnogram"],
+    ["swallow study", "swallowing study", "modified barium swallow", "videofluoroscopic swallow study"],
+    ["drug screen", "urine drug screen", "toxicology screen", "urine toxicology", "tox screen"],
+    ["eye exam", "eye examination", "ophthalmologic exam", "ophthalmologic examination", "dilated eye exam"],
+    ["pulmonary function tests", "pulmonary function test", "pulmonary function testing", "lung function tests",
+     "spirometry"],
+    ["liver function tests", "liver function test", "liver panel", "hepatic function panel"],
+    ["nerve conduction study", "nerve conduction studies"],
+    ["tilt table test", "tilt test"],
 ]
 #: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
 #: writes ``~``, a question may write one of them, or none.
@@ -254,7 +267,9 @@ ABBREVIATIONS = {
     "mdd": "major depressive disorder", "etoh": "alcohol", "icu": "intensive care", "ed": "emergency department",
     "er": "emergency room", "ekg": "electrocardiogram", "ecg": "electrocardiogram", "cxr": "chest x-ray",
     "ct": "computed tomography", "mri": "magnetic resonance imaging", "snf": "skilled nursing facility",
-    "ama": "against medical advice",
+    "ama": "against medical advice", "psg": "polysomnography", "uds": "urine drug screen",
+    "pft": "pulmonary function test", "pfts": "pulmonary function tests", "lft": "liver function test",
+    "lfts": "liver function tests",
 }
 #: Clinicians' shorthand for words a question asks with, written out before the question is read (:func:`written_out`):
 #: "any pts w/ afib on Eliquis?" asks of patients with afib, not of "pts w" that no record mentions.

@@ -312,6 +312,25 @@ def test_a_name_written_with_a_word_that_otherwise_asks_is_one_concept():
     assert [c.text for c in analyse("What do they use for pain?").concepts] == ["pain"], "'use' alone still asks"
 
 
+def test_a_test_named_with_a_word_that_otherwise_asks_is_one_concept():
+    """"Who had a urine drug screen?" was answered with notes of decreased urine output, "…a sleep study?" with notes
+    of sleep apnea and "…an eye exam?" with blurred vision in one eye: "drug", "study" and "exam" ask ("what drugs",
+    "what studies") and ended the concept at its first word."""
+    from nodes.concepts import focal, mentions
+
+    sleep = focal(analyse("Which patients had a sleep study?"))
+    assert [c.text for c in sleep] == ["sleep study"]
+    assert mentions("Polysomnography showed an AHI of 32.", sleep)
+    assert not mentions("Obstructive sleep apnea on nightly CPAP.", sleep)
+    screen = focal(analyse("Who had a urine drug screen?"))
+    assert mentions("Urine toxicology positive for cocaine.", screen)
+    assert not mentions("CHIEF COMPLAINT: Decreased urine output.", screen)
+    assert not mentions("Blurred vision in the left eye.", focal(analyse("Which patients had an eye exam?")))
+    assert mentions("Exercise tolerance test: 9 METs, no ischemia.", focal(analyse("Who had a stress test?")))
+    assert [c.text for c in analyse("What tests were done for chest pain?").concepts] == ["chest pain"], \
+        "'tests' alone still asks"
+
+
 def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     """"Which patients passed out?", "…broke their ankle?", "…keep falling?" were refused on the demo ("no record
     searched mentions broke"), whose records say syncope, bimalleolar ankle fracture and recurrent falls: a condition
