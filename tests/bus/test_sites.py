@@ -13,6 +13,7 @@ from bus.connection import connect
 from bus.errors import BrokerError
 from bus.server import find_binary
 from bus.sites import Login, Sites
+from tests.helpers.sites import served
 
 ROUTES = Login("route", "route-secret")
 
@@ -21,19 +22,6 @@ def check_config(path):
     """nats-server's own check of a configuration file (``-t``)."""
     done = subprocess.run([find_binary(), "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-async def served(nc, subject: str, within_s: float = 10.0):
-    """The reply to a request on ``subject`` once a responder's interest has crossed to ``nc``'s server: a link
-    carries a subscription made at the clinic to the hub a moment after the clinic's server has it."""
-    deadline = asyncio.get_running_loop().time() + within_s
-    while True:
-        try:
-            return await nc.request(subject, b"?", timeout=5)
-        except nats.errors.NoRespondersError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
-            await asyncio.sleep(0.05)
 
 
 def test_a_supercluster_renders_routes_gateways_and_unique_names(tmp_path):

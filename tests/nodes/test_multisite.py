@@ -23,6 +23,7 @@ from nodes.run.assemble import make_access
 from nodes.run.brokers import multisite
 from policies import broker
 from policies.access import connect_as, issuer
+from tests.helpers.sites import served
 
 SITES = {"site1": ["hospital_a"], "site2": ["hospital_b", "hospital_c"]}
 SERVERS = {"site1": 3, "site2": 1}
@@ -134,7 +135,7 @@ async def test_each_organization_logs_in_only_at_its_site_and_keeps_its_permissi
         await b.subscribe("fed.q.hospital_a", cb=steal)
         await asyncio.gather(a.flush(), b.flush())
         gateway = await as_user(broker.GATEWAY, "site2")  # the federation-wide gateway may connect anywhere
-        assert (await gateway.request("fed.q.hospital_a", b"query", timeout=5)).data == b"from A"  # across sites
+        assert (await served(gateway, "fed.q.hospital_a", b"query")).data == b"from A"  # across sites
         await b.flush()
         assert not stolen and any("permissions violation for subscription" in error for error in errors), errors
         with pytest.raises(Exception, match="Authorization Violation"):  # the leaf links' login is no client's
