@@ -79,6 +79,18 @@ NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten twelv
 #: swallowing", "problems sleeping". A parser takes the -ing word for a verb and leaves it out of the noun phrase, which
 #: then names nothing but the hardship (any record of "trouble speaking" would mention it); the phrase takes it.
 HARDSHIPS = frozenset("trouble troubles difficulty difficulties problem problems".split())
+#: Words of :data:`ASKING` that end the name of a test (:data:`TESTS`) when right after what it examines (:data:`TESTED`):
+#: "Who had a hearing *test*?" asks about a hearing test, which a note of a patient hearing voices does not mention, and
+#: "a skin *test*" is not a note of intact skin. What a laboratory test measures is another matter: a record of a
+#: troponin of 951 tells of a troponin test, so "troponin test" asks about troponin, as before. Alone, or first ("What
+#: tests diagnose lupus?"), they ask.
+TESTS = frozenset("test tests testing exam exams examination examinations".split())
+#: The senses, specimens and parts of the body a test or an examination is named by.
+TESTED = frozenset("""
+hearing vision sight eye eyes ear ears skin blood urine stool breath sweat saliva pregnancy allergy allergies memory
+balance lung lungs liver kidney kidneys heart nerve nerves muscle muscles breast breasts pelvic rectal foot feet physical
+neurological neurologic abdominal
+""".split())
 _DOING = re.compile(r"\s+[^\W\d_]{2,}ing\b")
 #: Words that qualify what a concept names without naming it: a passage may mention the concept without them.
 QUALIFIERS = frozenset("""
@@ -799,6 +811,9 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             first = previous.start()
         if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
                            or (before == "how" and base in HOW)):
+            if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
+                run.append(word)
+                end = match.end()
             close()
         else:
             first = first if run else match.start()

@@ -331,6 +331,24 @@ def test_a_test_named_with_a_word_that_otherwise_asks_is_one_concept():
         "'tests' alone still asks"
 
 
+def test_a_test_named_by_what_it_examines_is_one_concept_and_one_of_what_it_measures_is_not():
+    """"Which patients had a hearing test?" was answered with notes of patients hearing voices, "…a skin test?" with
+    intact skin on a foot exam: "test" asks, and ended the concept at *hearing* and *skin*. A laboratory test is named by
+    what it measures, and a record of the measure tells of the test ("troponin test")."""
+    from nodes.concepts import focal, mentions
+
+    hearing = focal(analysed("Which patients had a hearing test?"))
+    assert [c.text for c in hearing] == ["hearing test"]
+    assert not mentions("He was referred for hearing voices and paranoia.", hearing)
+    assert mentions("Hearing test showed mild high-frequency loss.", hearing)
+    assert not mentions("The skin is intact and the foot is warm.", focal(analysed("Who had a skin test?")))
+    assert [c.text for c in analysed("Who had a physical exam?").concepts] == ["physical exam"]
+    troponin = focal(analysed("Which patients had a troponin test?"))
+    assert [c.text for c in troponin] == ["troponin"]
+    assert mentions("Initial troponin was 951 ng/L.", troponin)
+    assert [c.text for c in analysed("What tests diagnose lupus?").concepts] == ["lupus"], "'tests' first still asks"
+
+
 def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     """"Which patients passed out?", "…broke their ankle?", "…keep falling?" were refused on the demo ("no record
     searched mentions broke"), whose records say syncope, bimalleolar ankle fracture and recurrent falls: a condition
