@@ -936,6 +936,8 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
         return False
+    if len(need) > 1 and _SPREADS.search(text) and not need <= _held(_SPREADS.sub(" ", text)):
+        return False  # where a pain spreads is not where it is
     kept = lexical.held_terms(option)
     qualifying = [term for term in kept[:-1] if term in need]
     if not qualifying:
@@ -952,6 +954,12 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
                for term in qualifying)
 
 
+#: Where a pain or a rash spreads to ("epigastric pain radiating to the back", "chest pain radiating down the left arm",
+#: "spreading to the jaw"): a text that holds a concept's words only thanks to it does not write it — pain radiating to
+#: the back is no back pain (:func:`_writes`).
+_SPREADS = re.compile(r"\b(?:radiat|spread|extend)\w*\s+(?:(?:in|out|up|down|through)\s+)?"
+                      r"(?:to|into|through|toward|towards|down|up|across)\s+(?:(?:the|his|her|their|both)\s+)?"
+                      r"(?:(?:left|right|lower|upper|mid)\s+)?[^\W\d_]+", re.IGNORECASE)
 #: A hyphen or dash (:data:`HYPHENS`), and words joined by them into one ("high-intensity", "non-small-cell", "COVID-19").
 _HYPHEN = re.compile(f"[{re.escape(''.join(sorted(HYPHENS)))}]")
 _COMPOUND = re.compile(rf"[^\W_]+(?:{_HYPHEN.pattern}[^\W_]+)+")

@@ -349,6 +349,20 @@ def test_a_test_named_by_what_it_examines_is_one_concept_and_one_of_what_it_meas
     assert [c.text for c in analysed("What tests diagnose lupus?").concepts] == ["lupus"], "'tests' first still asks"
 
 
+def test_where_a_pain_spreads_is_not_where_it_is():
+    """"Which patients have back pain?" was answered first with "Severe epigastric pain radiating to the back" (the
+    pain of pancreatitis), which holds *back* and *pain*; the record of back pain came after."""
+    from nodes.concepts import focal, mentions
+
+    back = focal(analysed("Which patients have back pain?"))
+    assert not mentions("CHIEF COMPLAINT: Severe epigastric pain radiating to the back.", back)
+    assert not mentions("Pain began after a weekend binge and radiates through to the back.", back)
+    assert mentions("She recently started ibuprofen for back pain.", back)
+    assert mentions("Pain in the lower back radiating down the left leg.", back), "the back pain itself spreads"
+    assert not mentions("Substernal chest pain radiating down the left arm.", focal(analysed("Who has arm pain?")))
+    assert mentions("Substernal chest pain radiating down the left arm.", focal(analysed("Who has chest pain?")))
+
+
 def test_what_patients_say_happened_is_mentioned_by_its_clinical_name():
     """"Which patients passed out?", "…broke their ankle?", "…keep falling?" were refused on the demo ("no record
     searched mentions broke"), whose records say syncope, bimalleolar ankle fracture and recurrent falls: a condition
