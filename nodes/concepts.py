@@ -132,6 +132,7 @@ SYNONYMS = [
     ["alcohol", "ethanol"],
     *readings.NAMES,  # findings a record's reading may write: "heart rate 107" is tachycardia
     ["smoking", "smoker", "tobacco", "cigarettes"],
+    ["heart murmur", "cardiac murmur", "murmur"],  # what a record hears is a murmur: "a harsh systolic murmur"
     ["fall", "fell"],
     # tests named with a word that otherwise asks (a stress *test*, a sleep *study*): one concept each, never its first
     # word alone — "Who had a sleep study?" is not answered by a note of sleep apnea, nor "a urine drug screen" by urine

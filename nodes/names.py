@@ -277,7 +277,7 @@ def _noun_phrases(doc) -> list[str]:
     chunks = [(chunk.start, chunk.end) for chunk in doc.noun_chunks]
     taken = {i for start, end in chunks for i in range(start, end)}
     spans = sorted(chunks + [(_modified_from(doc, token, taken), token.i + 1) for token in doc
-                             if token.i not in taken and token.pos_ in _NOUNS])
+                             if token.i not in taken and (token.pos_ in _NOUNS or _ends_a_chunk(token, taken))])
     phrases: list[list[int]] = []
     for start, end in spans:
         if phrases and phrases[-1][1] >= start:
@@ -285,6 +285,17 @@ def _noun_phrases(doc) -> list[str]:
         else:
             phrases.append([start, end])
     return [doc[start:end].text for start, end in phrases]
+
+
+#: The dependencies of a noun: a word in one of them names a thing, whatever part of speech the parser gave it.
+_NOMINAL = frozenset({"dobj", "pobj", "nsubj", "nsubjpass"})
+
+
+def _ends_a_chunk(token, taken: set[int]) -> bool:
+    """Whether ``token`` is a noun the small model tagged as an adjective, in a noun's place right after a chunk: "Who
+    has a heart *murmur*?" is parsed "a heart" and an adjective object, and the question named only the heart; "takes
+    a blood *thinner*" likewise."""
+    return token.pos_ == "ADJ" and token.dep_ in _NOMINAL and token.i - 1 in taken
 
 
 def _modified_from(doc, noun, taken: set[int]) -> int:

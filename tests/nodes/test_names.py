@@ -327,3 +327,9 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     # the small model chunks "hemoglobin" and "A1c", "a mini" and "stroke" apart: nothing between them, one phrase
     assert asked("What is Donna Perez's hemoglobin A1c?") == ["hemoglobin A1c"]
     assert asked("Which patients had a mini-stroke?") == ["mini-stroke"]
+    # it tags "murmur" and "thinner" as adjectives in a noun's place, after a chunk of "a heart", "a blood": the question
+    # named only the heart (and was answered with heart rates) and blood
+    assert asked("Who has a heart murmur?") == ["heart murmur"]
+    assert asked("Who has a history of falls and takes a blood thinner?") == ["falls", "blood thinner"]
+    assert asked("Which patients have been treated for opioid overdose?") == ["opioid overdose"], \
+        "an adjective after a preposition starts no phrase of its own"
