@@ -550,10 +550,16 @@ def _values(text: str, concept: Concept) -> list[float]:
         return []
     found = []
     for mention in re.finditer(r"\b" + r"\W+".join(words), text, re.IGNORECASE):
-        value = _VALUE.match(text[mention.end():mention.end() + 40])
-        if value:
+        after = text[mention.end():mention.end() + 60]
+        value = _VALUE.match(after)
+        if value and not _DOSE.match(after, value.end()):
             found.append(float(value.group(1)))
     return found
+
+
+#: A value that is a dose, not a reading: a unit of an amount given, not of a concentration ("Potassium chloride *20
+#: mEq* IV" gives no potassium of 20; "potassium 5.8 mEq/L" is one).
+_DOSE = re.compile(r"\s*(?:mg|mcg|µg|g|meq|mmol|units?|iu|ml|tablets?|capsules?|puffs?)\b(?!\s*/)", re.IGNORECASE)
 
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...

@@ -990,6 +990,8 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
     high = analyse("Who has a potassium of more than 5.5?")
     assert [(c.op, c.value) for c in high.compared] == [(">", 5.5)]
     assert tells("Potassium was 6.1 mmol/L on arrival.", high, [0]) and not tells("Potassium was 5.5.", high, [0])
+    assert not tells("MEDICATIONS: Potassium chloride 20 mEq IV; ondansetron 4 mg IV.", high, [0]), "a dose, not a level"
+    assert tells("Potassium 6.1 mEq/L, peaked T waves.", high, [0]), "a concentration in the units of a dose"
     assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
     assert [c.text for c in analyse("Which patients had a hemoglobin below 7 and needed a transfusion?").compared] \
         == ["below 7"], "the words after the number are not its unit"
