@@ -285,6 +285,7 @@ def test_what_patients_call_a_condition_is_mentioned_by_its_clinical_name():
                      ("Who has a water infection?", "Urinary tract infection with sepsis."),
                      ("Who has an irregular pulse?", "Atrial fibrillation with rapid ventricular response."),
                      ("Which patients are heavy drinkers?", "Alcohol use disorder, severe, with withdrawal."),
+                     ("Which patients drink heavily?", "Alcohol use disorder, severe, with withdrawal."),
                      ("Which patients are hooked on painkillers?", "Opioid use disorder on buprenorphine."),
                      ("Who is addicted to painkillers?", "Opioid use disorder, in remission."),
                      ("Which patients have kidney damage?", "Acute kidney injury, creatinine 2.4."),
