@@ -51,7 +51,7 @@ complaining seen see evaluated noted found summarize summarise summary summarizi
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
-come comes came coming brought bring brings keep keeps keeping
+come comes came coming brought bring brings keep keeps keeping course main
 mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())

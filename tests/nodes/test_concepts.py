@@ -350,6 +350,16 @@ def test_a_test_named_by_what_it_examines_is_one_concept_and_one_of_what_it_meas
     assert [c.text for c in analysed("What tests diagnose lupus?").concepts] == ["lupus"], "'tests' first still asks"
 
 
+def test_a_patients_course_or_main_problem_asks_for_their_story_not_for_a_word():
+    """"Summarize the hospital course of Kevin Chen." was refused as none of his records mentions *course*, "What is
+    Helen Schmidt's main problem?" as no record mentions *main problem*: the words ask which, or for the story."""
+    from nodes.concepts import focal
+
+    assert focal(analysed("Summarize the hospital course of Kevin Chen.")) == []
+    assert focal(analysed("What is Helen Schmidt's main problem?")) == []
+    assert [c.text for c in focal(analysed("What is the main cause of lupus?"))] == ["lupus"]
+
+
 def test_where_a_pain_spreads_is_not_where_it_is():
     """"Which patients have back pain?" was answered first with "Severe epigastric pain radiating to the back" (the
     pain of pancreatitis), which holds *back* and *pain*; the record of back pain came after."""
