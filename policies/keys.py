@@ -14,7 +14,6 @@ that do not share a state directory verify each other's tokens (:func:`fetch`).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from joserfc.jwk import OKPKey
@@ -38,22 +37,23 @@ def org_key(state_dir: Path, org: str) -> OKPKey:
     """
     folder = key_folder(state_dir, org)
     path = folder / "signing.jwk"
-    if path.exists():
-        try:
-            key = OKPKey.import_key(json.loads(path.read_text()))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"{path}: not a readable signing key ({type(exc).__name__})") from None
-        if not key.is_private:
-            raise StoreError(f"{path}: holds a public key, a private signing key is needed")
-    else:
+    if not path.exists():
+        # the organization's processes may start at once: one creates the key, and every one uses that one
         key = OKPKey.generate_key("Ed25519", parameters={"use": "sig"})
-        write_private(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())))
+        try:
+            write_private(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())), exclusive=True)
+        except FileExistsError:
+            pass
+    try:
+        key = OKPKey.import_key(json.loads(path.read_text()))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path}: not a readable signing key ({type(exc).__name__})") from None
+    if not key.is_private:
+        raise StoreError(f"{path}: holds a public key, a private signing key is needed")
     jwks = folder / "jwks.json"
     public = json.dumps(public_jwks(key), indent=1)
     if not jwks.exists() or jwks.read_text() != public:
-        tmp = jwks.with_suffix(".tmp")
-        tmp.write_text(public)
-        os.replace(tmp, jwks)
+        write_private(jwks, public, mode=0o644)
     return key
 
 
