@@ -12,11 +12,11 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import secrets
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # Resolved here, in the parent, so that a child only calls it between fork and exec.
@@ -24,25 +24,25 @@ _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("lin
 _PR_SET_PDEATHSIG = 1
 
 
-def write_private(path: Path, text: str, *, mode: int = 0o600, exclusive: bool = False) -> Path:
-    """Writes ``text`` to ``path`` readable by its owner only (or with ``mode``), atomically: a reader sees the old
-    file or the new one, never half of one, and processes writing the same file at once each write their own
-    temporary file (the last one in wins). With ``exclusive``, only if ``path`` does not exist yet: of processes
-    creating it at once one wins, and the others get :class:`FileExistsError` (and their text is dropped).
+def write_atomically(path: Path, text: str, *, mode: int = 0o600, exclusive: bool = False) -> Path:
+    """Writes ``text`` (UTF-8) to ``path`` with ``mode`` (by default readable by its owner only), atomically: a reader
+    sees the old file or the new one, never half of one, and processes writing the same file at once each write a
+    temporary file of their own (the last one in wins). With ``exclusive``, only if ``path`` does not exist yet: of
+    processes creating it at once one wins, and the others get :class:`FileExistsError` (their text is dropped).
     Creates the folder if needed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         if exclusive:
             os.link(tmp, path)  # fails if it exists: creating it is one atomic step
         else:
             os.replace(tmp, path)
     finally:
-        tmp.unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)
     return path
 
 

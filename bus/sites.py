@@ -46,7 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bus._system import free_ports, write_private
+from bus._system import free_ports, write_atomically
 from bus.errors import BrokerError
 from bus.server import NatsServer
 
@@ -247,7 +247,7 @@ class Sites:
         self.folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for name in self.plans:
-            paths.append(write_private(self.config_path(name), self.config(name)))  # it may hold passwords
+            paths.append(write_atomically(self.config_path(name), self.config(name)))  # it may hold passwords
         return paths
 
     # -- running -------------------------------------------------------------------------------------

@@ -49,9 +49,9 @@ underwent undergo undergoes undergone undergoing received receive receives recei
 presented present presenting experienced experiencing suffered suffering reported reporting complained
 complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
 compared comparing outline overview review detail details report reports mention mentioned mentions
-typical typically usual usually average given giving gives switched switching tried trying placed performed done
+typical typically usual usually average main course given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
-come comes came coming brought bring brings keep keeps keeping course main
+come comes came coming brought bring brings keep keeps keeping
 mr mrs ms miss mx dr prof sir madam
 hello hi hey dear thanks thank regards sincerely please greetings subject message question questions
 """.split())

@@ -40,7 +40,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bus import headers as h
-from bus._system import write_private
+from bus._system import write_atomically
 from bus.connection import connect
 from bus.errors import DeniedError, SpecError
 from policies import broker, proof
@@ -189,8 +189,8 @@ class Credentials:
         token_path = Path(token_path)
         self.key.save(token_path.with_suffix(".key"))
         if self.broker:
-            write_private(token_path.with_suffix(".broker.json"), json.dumps(self.broker))
-        write_private(token_path, self.token + "\n")
+            write_atomically(token_path.with_suffix(".broker.json"), json.dumps(self.broker))
+        write_atomically(token_path, self.token + "\n")
         return token_path
 
     @classmethod

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import bcrypt
 
-from bus._system import write_private
+from bus._system import write_atomically
 from bus.ingest import stream_api, stream_subjects
 from bus.subjects import (ASK, DISCOVERY, DISCOVERY_VERBS, FEDERATION, KEYS_PREFIX, QUERY_PREFIX, any_under,
                           ask_subject, below, discovery_subject, inbox, keys_subject, query_subject)
@@ -181,7 +181,7 @@ def _passwords(path: Path, names: list[str]) -> dict[str, str]:
     missing = [user for user in names if user not in known]
     if missing:
         known.update({user: secrets.token_urlsafe(24) for user in missing})
-        write_private(path, json.dumps(known, indent=1))
+        write_atomically(path, json.dumps(known, indent=1))
     return known
 
 
@@ -243,7 +243,7 @@ def write_server_config(state_dir: Path, orgs: list[str], issuers: dict[str, str
     """
     text = "# Written by fedrag: one user per organization, gateway and person (see policies/broker.py).\n"
     text += server_config(credentials(state_dir, orgs, list(issuers or {})), issuers)
-    return write_private(Path(state_dir) / "broker" / "nats.conf", text)
+    return write_atomically(Path(state_dir) / "broker" / "nats.conf", text)
 
 
 def connect_options(state_dir: Path, user: str, issuers: dict[str, str] | None = None) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 from joserfc.jwk import OKPKey
 from nats.aio.client import Client
 
-from bus._system import write_private
+from bus._system import write_atomically
 from bus.errors import DeniedError, StoreError
 from bus.subjects import keys_subject
 
@@ -41,7 +41,7 @@ def org_key(state_dir: Path, org: str) -> OKPKey:
         # the organization's processes may start at once: one creates the key, and every one uses that one
         key = OKPKey.generate_key("Ed25519", parameters={"use": "sig"})
         try:
-            write_private(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())), exclusive=True)
+            write_atomically(path, json.dumps(key.as_dict(private=True, kid=key.thumbprint())), exclusive=True)
         except FileExistsError:
             pass
     try:
@@ -53,7 +53,7 @@ def org_key(state_dir: Path, org: str) -> OKPKey:
     jwks = folder / "jwks.json"
     public = json.dumps(public_jwks(key), indent=1)
     if not jwks.exists() or jwks.read_text() != public:
-        write_private(jwks, public, mode=0o644)
+        write_atomically(jwks, public, mode=0o644)
     return key
 
 

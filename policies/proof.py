@@ -44,7 +44,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OKPKey
 
 from bus import headers as h
-from bus._system import write_private
+from bus._system import write_atomically
 from bus.errors import DeniedError
 from policies._jose import segment
 from policies.tokens import Identity
@@ -87,7 +87,7 @@ class ClientKey:
 
     def save(self, path: Path) -> None:
         """Writes the private key, readable by its owner only."""
-        write_private(path, json.dumps(self.key.as_dict(private=True)))
+        write_atomically(path, json.dumps(self.key.as_dict(private=True)))
 
     @property
     def thumbprint(self) -> str:

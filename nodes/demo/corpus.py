@@ -43,11 +43,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import random
-import tempfile
 
+from bus._system import write_atomically
 from nodes.demo import _encounters, _notes, _patients, _trends
 from nodes.demo._layout import ADMISSION_COLUMNS, LEAVES, MAX_NOTE_CHARS, ORG_CODES, ORG_DISPLAY, ORGS, REQUIRED_SECTIONS
 from nodes.demo._model import DemoCorpus, Record
@@ -123,20 +122,6 @@ def _dumps(obj: object, **kwargs: object) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, **kwargs)
 
 
-def _write_atomic(path: pathlib.Path, content: str) -> None:
-    """Writes ``content`` to ``path`` through a temporary file and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write(corpus: DemoCorpus, out_dir: pathlib.Path) -> dict[str, pathlib.Path]:
     """Writes the corpus as JSONL files plus trend and question manifests.
 
@@ -162,7 +147,7 @@ def write(corpus: DemoCorpus, out_dir: pathlib.Path) -> dict[str, pathlib.Path]:
             _dumps({"id": r.id, "text": r.text, "patient": r.patient, "metadata": r.metadata}) + "\n"
             for r in records
         ]
-        _write_atomic(path, "".join(lines))
+        write_atomically(path, "".join(lines))
         paths[leaf] = path
     trends = {
         t.name: {
@@ -173,8 +158,8 @@ def write(corpus: DemoCorpus, out_dir: pathlib.Path) -> dict[str, pathlib.Path]:
         }
         for t in corpus.trends
     }
-    _write_atomic(out_dir / "trends.json", _dumps(trends, indent=2) + "\n")
-    _write_atomic(out_dir / "questions.json", _dumps(corpus.questions(), indent=2) + "\n")
+    write_atomically(out_dir / "trends.json", _dumps(trends, indent=2) + "\n")
+    write_atomically(out_dir / "questions.json", _dumps(corpus.questions(), indent=2) + "\n")
     return paths
 
 
