@@ -46,8 +46,8 @@ study studies trial trials stage stages inheritance inherited genetic change cha
 often type types kind kinds help doctor doctors hospital visit admitted currently current recently recent ever
 get gets got getting does doing did can may might could would should need needs needed also still any
 underwent undergo undergoes undergone undergoing received receive receives receiving developed develop
-presented present presenting experienced experiencing suffered suffering reported reporting complained
-complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
+presented present presenting experienced experiencing suffered suffering reported reporting complain complains
+complained complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
 compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average main course given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
@@ -233,6 +233,7 @@ LAY_NAMES = [
     (["hematemesis"], ["vomiting blood"]),
     (["pruritus"], ["itching"]),
     (["diplopia"], ["double vision"]),
+    (["blurred vision"], ["blurry vision", "blurry eyesight", "blurred eyesight"]),
     (["alopecia"], ["hair loss"]),
     (["lymphadenopathy"], ["swollen glands", "swollen lymph nodes"]),
     (["arthralgia"], ["joint pain"]),
@@ -431,6 +432,10 @@ KINDS = [
     (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "
                                     "platelets bilirubin albumin"),
 ]
+#: Words that, after an organ, ask about whatever is wrong with it: "kidney problems", "heart trouble", "a thyroid
+#: condition" — answered by the disorders records name (:data:`KINDS`), not by any mention of the organ ("Thyroid
+#: function was normal").
+TROUBLES = ("problem", "problems", "issue", "issues", "trouble", "condition")
 #: Kinds of condition a question may ask about by kind, and common members of each as records name them (a member may
 #: be several words): a passage naming a member mentions the kind ("Which patients have heart disease?" is answered by
 #: a note of coronary artery disease), not the other way round (a question about heart failure is not answered by
@@ -450,6 +455,23 @@ KINDS += [
     (["cancer"],
      ["carcinoma", "adenocarcinoma", "lymphoma", "leukemia", "melanoma", "sarcoma", "myeloma", "glioblastoma"]),
     (["arthritis"], ["osteoarthritis", "rheumatoid arthritis", "psoriatic arthritis", "gout"]),
+    # an organ's "problems", as patients say it, by what records name them
+    *(([f"{organ} {trouble}" for organ in organs for trouble in TROUBLES], disorders) for organs, disorders in [
+        (["kidney", "renal"], ["kidney disease", "renal disease", "kidney failure", "renal failure", "kidney injury",
+                               "renal injury", "renal insufficiency", "nephropathy", "nephrotic syndrome",
+                               "glomerulonephritis", "nephrolithiasis", "kidney stones", "pyelonephritis"]),
+        (["liver", "hepatic"], ["liver disease", "hepatic disease", "cirrhosis", "hepatitis", "hepatic steatosis",
+                                "fatty liver", "liver failure", "hepatic failure", "hepatic encephalopathy",
+                                "hepatocellular carcinoma"]),
+        (["thyroid"], ["thyroid disease", "thyroid disorder", "hypothyroidism", "hyperthyroidism", "thyroiditis",
+                       "goiter", "thyroid nodule", "thyroid cancer"]),
+        (["heart", "cardiac"], ["heart disease", "cardiac disease", "coronary artery disease", "heart failure",
+                                "myocardial infarction", "atrial fibrillation", "cardiomyopathy", "aortic stenosis",
+                                "pericarditis", "angina", "arrhythmia"]),
+        (["lung", "pulmonary"], ["lung disease", "pulmonary disease", "chronic obstructive pulmonary disease", "asthma",
+                                 "emphysema", "pulmonary fibrosis", "interstitial lung disease", "bronchiectasis",
+                                 "pneumonia", "pulmonary embolism"]),
+    ]),
     (["substance use disorder", "drug dependence", "drug addiction"],
      ["opioid use disorder", "alcohol use disorder", "stimulant use disorder", "cocaine use disorder",
       "methamphetamine use disorder", "cannabis use disorder", "opioid dependence", "alcohol dependence"]),
@@ -590,8 +612,9 @@ _KIND_NAMES = frozenset(_stems(name) for names, _ in KINDS for name in names)
 #: mentions no fainting).
 _READ_AS = {lay: clinical for lay, clinical in _CLINICAL.items() if len(_stems(lay)) < 2 and len(lay.split()) > 1}
 _GROUPS = [[name for name in group if name not in _READ_AS] for group in SYNONYMS]
-#: Each synonym's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every potassium).
-_NAMES = frozenset(_stems(phrase) for group in _GROUPS for phrase in group)
+#: Each synonym's and kind's terms: a name whole, its words never context ("low potassium" is hypokalemia, not every
+#: potassium; "thyroid problems" are not every mention of the thyroid).
+_NAMES = frozenset(_stems(phrase) for group in _GROUPS for phrase in group) | _KIND_NAMES
 _NAMING: dict[tuple[str, ...], list[list[str]]] = {}  # each phrase (its stems): the groups naming it
 for _group in _GROUPS:
     for _phrase in _group:

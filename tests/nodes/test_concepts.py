@@ -834,6 +834,30 @@ def test_a_kind_of_condition_is_mentioned_by_its_members_and_not_the_other_way_r
     assert not mentions("Heart rate 91, blood pressure 126/77.", focal(analyse("Which patients have heart disease?")))
 
 
+def test_an_organs_problems_are_its_disorders_not_any_mention_of_the_organ():
+    """"Which patients have thyroid problems?" was refused on the demo, whose records name hypothyroidism (none writes
+    "thyroid problems"), as were "…kidney problems?" over acute kidney injury; and read as the organ alone, "Thyroid
+    function was normal" would have answered it."""
+    from nodes.concepts import focal, mentions
+
+    assert_mentioned(("Which patients have thyroid problems?", "PAST MEDICAL HISTORY: Known history of hypothyroidism."),
+                     ("Which patients have kidney problems?", "Primary diagnosis: acute kidney injury."),
+                     ("Who has heart trouble?", "Acute decompensated heart failure."),
+                     ("Any patients with liver issues?", "Cirrhosis with ascites."),
+                     ("Who has a lung condition?", "COPD with emphysema on prior CT."))
+    assert not mentions("Thyroid function was normal.", focal(analyse("Which patients have thyroid problems?")))
+    assert not mentions("Renal ultrasound ordered.", focal(analyse("Which patients have kidney problems?")))
+    assert not mentions("Heart rate 91, regular.", focal(analyse("Who has heart trouble?")))
+    assert concepts("Which patients complain of joint pain?") == ["joint pain"], "complaining of it is having it"
+    assert_mentioned(("Does anyone report blurry vision?", "CHIEF COMPLAINT: Blurred vision in the right eye."))
+
+
+async def test_an_organs_problems_are_answered_by_its_disorders(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Which patients have thyroid problems?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and "hypothyroidism" in answer.answer, answer.answer
+    assert "function was normal" not in answer.answer and "thyroid function before" not in answer.answer, answer.answer
+
+
 def test_a_lay_name_is_embedded_and_counted_with_the_name_records_write():
     """"Who had a heart attack?" ranked the demo's notes of panic attacks first, by its embedding and its words alike,
     and was refused: none of them mentions a heart attack. A lay name is read with the clinical one beside it, as an
