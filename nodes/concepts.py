@@ -47,8 +47,8 @@ often type types kind kinds help doctor doctors hospital visit admitted currentl
 get gets got getting does doing did can may might could would should need needs needed also still any
 underwent undergo undergoes undergone undergoing received receive receives receiving developed develop
 presented present presenting experienced experiencing suffered suffering reported reporting complain complains
-complained complaining seen see evaluated noted found summarize summarise summary summarizing describe explain compare
-compared comparing outline overview review detail details report reports mention mentioned mentions
+complained complaining seen see feel feels felt evaluated noted found summarize summarise summary summarizing describe
+explain compare compared comparing outline overview review detail details report reports mention mentioned mentions
 typical typically usual usually average main course given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
 come comes came coming brought bring brings keep keeps keeping
@@ -455,6 +455,11 @@ KINDS += [
     (["cancer"],
      ["carcinoma", "adenocarcinoma", "lymphoma", "leukemia", "melanoma", "sarcoma", "myeloma", "glioblastoma"]),
     (["arthritis"], ["osteoarthritis", "rheumatoid arthritis", "psoriatic arthritis", "gout"]),
+    # what patients call a family of findings, by its members as records name them
+    (["hallucinations", "hallucination"], ["auditory hallucinations", "visual hallucinations", "hearing voices",
+                                           "hears voices", "heard voices"]),
+    (["dizziness", "dizzy"], ["vertigo", "lightheadedness", "lightheaded", "presyncope",
+                              "disequilibrium"]),
     # an organ's "problems", as patients say it, by what records name them
     *(([f"{organ} {trouble}" for organ in organs for trouble in TROUBLES], disorders) for organs, disorders in [
         (["kidney", "renal"], ["kidney disease", "renal disease", "kidney failure", "renal failure", "kidney injury",

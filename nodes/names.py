@@ -277,7 +277,8 @@ def _noun_phrases(doc) -> list[str]:
     chunks = [(chunk.start, chunk.end) for chunk in doc.noun_chunks]
     taken = {i for start, end in chunks for i in range(start, end)}
     spans = sorted(chunks + [(_modified_from(doc, token, taken), token.i + 1) for token in doc
-                             if token.i not in taken and (token.pos_ in _NOUNS or _ends_a_chunk(token, taken))])
+                             if token.i not in taken and (token.pos_ in _NOUNS or _ends_a_chunk(token, taken)
+                                                          or _after_have(doc, token))])
     phrases: list[list[int]] = []
     for start, end in spans:
         if phrases and phrases[-1][1] >= start:
@@ -296,6 +297,13 @@ def _ends_a_chunk(token, taken: set[int]) -> bool:
     has a heart *murmur*?" is parsed "a heart" and an adjective object, and the question named only the heart; "takes
     a blood *thinner*" likewise."""
     return token.pos_ == "ADJ" and token.dep_ in _NOMINAL and token.i - 1 in taken
+
+
+def _after_have(doc, token) -> bool:
+    """Whether ``token`` is a noun the small model tagged as a verb's base form right after "have" as an auxiliary, as
+    no verb follows it ("have *gout* flares" is parsed "have gout" as a perfect, and the question named only the
+    flares)."""
+    return token.tag_ == "VB" and token.i > 0 and doc[token.i - 1].pos_ == "AUX" and doc[token.i - 1].lemma_ == "have"
 
 
 def _modified_from(doc, noun, taken: set[int]) -> int:

@@ -852,10 +852,26 @@ def test_an_organs_problems_are_its_disorders_not_any_mention_of_the_organ():
     assert_mentioned(("Does anyone report blurry vision?", "CHIEF COMPLAINT: Blurred vision in the right eye."))
 
 
-async def test_an_organs_problems_are_answered_by_its_disorders(demo_federation, nc):
+def test_a_family_of_findings_is_mentioned_by_its_members():
+    """"Which patients have hallucinations?" was refused on the demo, whose patients are "hearing voices", and "Who
+    feels dizzy?" as no record mentions "feels dizzy" (its patients have vertigo and are lightheaded)."""
+    from nodes.concepts import focal, mentions
+
+    assert_mentioned(("Which patients have hallucinations?", "He reports hearing voices telling him to hide."),
+                     ("Who feels dizzy?", "PAST MEDICAL HISTORY: benign paroxysmal positional vertigo."),
+                     ("Which patients have dizziness?", "Lightheadedness on standing."))
+    assert concepts("Who feels dizzy?") == ["dizzy"], "feeling it is having it"
+    assert not mentions("Hearing test was normal.", focal(analyse("Which patients have hallucinations?")))
+    assert not mentions("CT of the head was unremarkable.", focal(analyse("Who feels dizzy?")))
+    assert not mentions("Dizziness resolved.", focal(analyse("Which patients have vertigo?"))), "not the other way"
+
+
+async def test_a_kind_asked_in_lay_words_is_answered_by_its_members(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Which patients have thyroid problems?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and "hypothyroidism" in answer.answer, answer.answer
     assert "function was normal" not in answer.answer and "thyroid function before" not in answer.answer, answer.answer
+    voices = await ask(nc, AskRequest(question="Which patients have hallucinations?", summarize="extractive"))
+    assert voices.answer_info.status == "successful" and "hearing voices" in voices.answer.lower(), voices.answer
 
 
 def test_a_lay_name_is_embedded_and_counted_with_the_name_records_write():

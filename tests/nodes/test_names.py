@@ -333,3 +333,7 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     assert asked("Who has a history of falls and takes a blood thinner?") == ["falls", "blood thinner"]
     assert asked("Which patients have been treated for opioid overdose?") == ["opioid overdose"], \
         "an adjective after a preposition starts no phrase of its own"
+    # it tags "gout" of "have gout flares" as a verb after "have", as a perfect: the question named only the flares
+    assert asked("Which patients have gout flares?") == ["gout flares"]
+    assert asked("Who has gout flares?") == ["gout flares"]
+    assert asked("Which patients have stopped warfarin?") == ["warfarin"], "a verb after 'have' is still no noun"
