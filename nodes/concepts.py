@@ -147,6 +147,7 @@ SYNONYMS = [
     ["liver function tests", "liver function test", "liver panel", "hepatic function panel"],
     ["nerve conduction study", "nerve conduction studies"],
     ["tilt table test", "tilt test"],
+    ["vital signs", "vitals"],
 ]
 #: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
 #: writes ``~``, a question may write one of them, or none.
@@ -601,10 +602,31 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    negated = frozenset(i for i, concept in enumerate(concepts) if _polarities(text, [concept], kin=True)[1] == {False})
+    negated = frozenset(i for i, concept in enumerate(concepts)
+                        if _polarities(text[_reach(text, concepts, i):], [concept], kin=True)[1] == {False})
     kin = not RELATIVES.isdisjoint(word.casefold() for word in _WORD.findall(text))
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     named and asks_whether(text))
+
+
+#: What may stand between the concepts of one list, over which a question's negation reaches ("no diabetes or
+#: hypertension").
+_LISTED = re.compile(r"[\s,;/]*(?:(?:and|or|nor)\b[\s,;/]*)?", re.IGNORECASE)
+
+
+def _reach(text: str, concepts: list[Concept], i: int) -> int:
+    """Where the words that may negate the ``i``-th concept of a question begin: after the concept named before it,
+    unless the two stand in one list — a negation reaches the thing it is said of, not the next thing asked ("Which
+    patients without diabetes have hypertension?" asks for hypertension, present)."""
+    places = [_place(text, concept) for concept in concepts]
+    if places[i] is None:
+        return 0
+    start, end = 0, None
+    for place in [*sorted(p for p in places if p is not None and p[1] <= places[i][0]), places[i]]:
+        if end is not None and not _LISTED.fullmatch(text[end:place[0]]):  # a list's next item keeps its reach
+            start = end
+        end = place[1]
+    return start
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -845,7 +867,7 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         if before in CLINICIAN_TITLES and word[:1].isupper() and not run:  # "Dr. Watson": named with the title
             run.append(previous.group(0))
             first = previous.start()
-        if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
+        if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS or base in NEGATIONS
                            or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
                 run.append(word)

@@ -722,6 +722,38 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert aura.negated == {1} and tells("Migraine without aura.", aura, [0]) and tells("Migraine without aura.", aura, [1])
 
 
+def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
+    """"Which patients without diabetes have hypertension?" asked for hypertension *absent* too: a negation reached the
+    six words before every concept. And "Which patients are former smokers?" was refused on the demo's 103 notes of a
+    former smoker: *former* was part of the concept, so the question asked smoking present and the records said it
+    stopped."""
+    from nodes.concepts import tells
+
+    for question, negated in [("Which patients without diabetes have hypertension?", {0}),
+                              ("Which patients not on warfarin have atrial fibrillation?", {0}),
+                              ("Which patients who quit smoking have COPD?", {0}),
+                              ("Which patients have diabetes but not hypertension?", {1}),
+                              ("Which patients have no diabetes or hypertension?", {0, 1}),
+                              ("Which patients have neither diabetes nor hypertension?", {0, 1})]:
+        assert analyse(question).negated == negated, question
+    former = analyse("Which patients are former smokers?")
+    assert concepts("Which patients are former smokers?") == ["smokers"] and former.negated == {0}
+    assert tells("Former smoker who quit 4 years ago after about ten pack-years.", former, [0])
+    assert not tells("Smokes a pack a day.", former, [0])
+    never = analyse("Who has never smoked?")
+    assert never.negated == {0} and tells("Never smoker.", never, [0]) and not tells("Smokes daily.", never, [0])
+    vitals = analyse("What are Jason Kim's vital signs?", ["Jason Kim"])
+    assert [c.text for c in vitals.concepts] == ["vital signs"], "a name with a word that otherwise asks is whole"
+
+
+async def test_former_and_never_are_answered_as_asked(demo_federation, nc):
+    former = await ask(nc, AskRequest(question="Which patients are former smokers?", summarize="extractive"))
+    assert former.answer_info.status == "successful" and "Former smoker who quit" in former.answer, former.answer
+    never = await ask(nc, AskRequest(question="Who has never smoked?", summarize="extractive"))
+    assert never.answer_info.status == "successful" and "quit" not in never.answer, never.answer
+    assert "never been told he had diabetes" not in never.answer, never.answer
+
+
 async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_federation, nc):
     from nodes.concepts import mentions, tells
     from summarizer.answer import _CITED
