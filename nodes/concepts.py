@@ -1262,10 +1262,10 @@ def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[in
     return {tuple(group): r / sum(rarity) + float(named) for group, r, named in zip(groups, rarity, wanted)}
 
 
-def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> float:
-    """How much of what the question asks ``text`` says as it asks it (:func:`tells`): the weights (:func:`weighing`)
-    of what it says."""
-    return sum(weight for group, weight in weights.items() if tells(text, analysis, list(group)))
+def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]) -> dict[tuple[int, ...], float]:
+    """What of the things the question asks ``text`` says as it asks them (:func:`tells`), each with its weight
+    (:func:`weighing`): how much it tells is their sum."""
+    return {group: weight for group, weight in weights.items() if tells(text, analysis, list(group))}
 
 
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,

@@ -18,7 +18,7 @@ against its hits: every ``[n]`` points at a hit, and every sentence is found in 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,8 +64,9 @@ class Focus:
 
     Attributes:
         passages: the only hits (1-based) it may quote; ``None``: any.
-        weigh: how much of what the question asks about a sentence says in its words (more is more); ``None``:
-            not weighed (a question about one thing: its similarity says it).
+        weigh: which of the things the question asks about a sentence says in its words, each with its weight (the
+            more it says, the more it tells; a patient's sentences saying what the first did not come next);
+            ``None``: not weighed (a question about one thing: its similarity says it).
         strict: a patient's sentences that say nothing of what is asked are left out when some say it (a question
             asking for a thing by name: "What anticoagulant is he on?" is not answered by his age).
         unsaid: why, when ``passages`` leaves nothing to quote ("none of the closest records mentions imaging").
@@ -80,7 +81,7 @@ class Focus:
     """
 
     passages: Collection[int] | None = None
-    weigh: Callable[[str], float] | None = None
+    weigh: Callable[[str], dict[Hashable, float]] | None = None
     strict: bool = False
     unsaid: str = ""
     floor: float = MIN_SENTENCE_SCORE
@@ -195,9 +196,10 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
         [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for text in distinct], dtype=np.float32)
     scores = similar[[row[text] for _, text in pool]]
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
-    # a patient's first sentence is the one saying most of what the question asks about, then the most similar
-    says = {text: round(focus.weigh(text), 6) for text in distinct} if focus.weigh else {}
-    told_of = [says.get(text, 0.0) for _, text in pool]
+    # a patient's first sentence is the one saying most of what the question asks about, then those saying what
+    # their first did not, then the most similar
+    says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
+    told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
     # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
     # two words may be said only across two sentences: then none is left out)
@@ -207,10 +209,12 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     per_source: dict[int, int] = {}
     seen: set[tuple[str | None, str]] = set()
     picked: list[int] = []  # the places in ``pool`` of the chosen sentences
-    # first the best sentence of each patient (so the answer covers who the evidence is about), then the rest
-    for first_pass in (True, False):
+    covered: dict[str | None, set] = {}  # what each patient's chosen sentences say of what is asked
+    # first the best sentence of each patient (so the answer covers who the evidence is about), then each patient's
+    # sentences saying what theirs did not yet (an answer holds for all of what is asked), then the rest
+    for turn in ("first", "covering", "rest"):
         told = {sentence.patient for sentence in chosen}
-        for i in leading if first_pass else order:
+        for i in order if turn == "rest" else leading:
             n, text = pool[i]
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
@@ -218,13 +222,16 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
                     or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
-                    or (first_pass and hit.patient in told) or len(chosen) >= max_sentences):
+                    or (turn == "first" and hit.patient in told)
+                    or (turn == "covering" and not set(says.get(text, ())) - covered.get(hit.patient, set()))
+                    or len(chosen) >= max_sentences):
                 continue
             picked.append(i)
             chosen.append(CitedSentence(text, n, hit.patient, float(scores[i])))
             per_source[n] = per_source.get(n, 0) + 1
             seen.add(key)
             told.add(hit.patient)
+            covered.setdefault(hit.patient, set()).update(says.get(text, ()))
     # patients in the order of their best-ranked passage quoted (the federation's ranking, which weighs the passage's
     # words and its best sentence, not one sentence's similarity alone), each patient's sentences by similarity
     ranks: dict[str | None, int] = {}

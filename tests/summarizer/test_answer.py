@@ -72,6 +72,28 @@ def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(e
     assert nothing == INSUFFICIENT + " None says it.", nothing
 
 
+def test_a_patients_sentences_say_each_thing_asked_before_saying_one_again(embedder):
+    """"Which patients with atrial fibrillation off anticoagulation had an embolic stroke?" quoted, of a demo patient,
+    three sentences of the stroke and none of "off anticoagulation since May": after the sentence saying most, the most
+    similar followed. A patient's sentences saying what theirs did not yet say now come first."""
+    from nodes.concepts import analyse, weighed, weighing
+    from bus.messages import CollectionStats
+
+    question = "Which patients with atrial fibrillation off anticoagulation had an embolic stroke?"
+    analysis = analyse(question)
+    assert [c.text for c in analysis.concepts] == ["atrial fibrillation", "anticoagulation", "embolic stroke"]
+    weights = weighing(analysis, CollectionStats(docs=1000, concepts=[60, 80, 20]))
+    hits = [hit(1, "Ivy Stone, 2023-05-02. ASSESSMENT: Atrial fibrillation with recent embolic stroke. "
+                   "Embolic stroke in the setting of atrial fibrillation.", "Ivy Stone", 0.7),
+            hit(2, "Ivy Stone, 2023-05-02. SOCIAL HISTORY: Stopped taking her anticoagulant months ago because of "
+                   "cost.", "Ivy Stone", 0.6)]
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights))
+    answer = extractive_answer(embedder.embed_one(question), hits, embedder.embed, focus=focus, max_sentences=2)
+    assert answer.startswith("Ivy Stone: Embolic stroke in the setting of atrial fibrillation. [1]"), answer
+    assert answer.endswith("Stopped taking her anticoagulant months ago because of cost. [2]"), \
+        "the second sentence says what the first did not, though others are more similar to the question"
+
+
 def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
     """"Which patients have had a heart attack?" quoted "Department: cardiology." after the patient's diagnosis of a
     myocardial infarction: near the question, it only says where she was."""
