@@ -542,7 +542,8 @@ class Analysis:
     wanted: int | None = None
     negated: frozenset[int] = frozenset()
     compared: tuple[Comparison, ...] = ()
-    kin: bool = False  # it asks about relatives ("…a family history of diabetes?"): their mentions tell it
+    kin: frozenset[int] = frozenset()  # the concepts it asks of relatives ("…a family history of diabetes?"): only a
+    # relative's mention tells one of them, and only the patient's own tells the others
     whether: bool = False  # it asks whether a named patient has it ("Is Justin Ramirez on warfarin?"): either way tells it
 
 
@@ -602,9 +603,11 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    negated = frozenset(i for i, concept in enumerate(concepts)
-                        if _polarities(text[_reach(text, concepts, i):], [concept], kin=True)[1] == {False})
-    kin = not RELATIVES.isdisjoint(word.casefold() for word in _WORD.findall(text))
+    reaches = [_reach(text, concepts, i) for i in range(len(concepts))]
+    negated = frozenset(i for i, (concept, (start, _)) in enumerate(zip(concepts, reaches))
+                        if _polarities(text[start:], [concept], kin=True)[1] == {False})
+    kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
+                    if None in _polarities(text[relative:], [concept])[1])
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     named and asks_whether(text))
 
@@ -614,19 +617,20 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
 _LISTED = re.compile(r"[\s,;/]*(?:(?:and|or|nor)\b[\s,;/]*)?", re.IGNORECASE)
 
 
-def _reach(text: str, concepts: list[Concept], i: int) -> int:
+def _reach(text: str, concepts: list[Concept], i: int) -> tuple[int, int]:
     """Where the words that may negate the ``i``-th concept of a question begin: after the concept named before it,
     unless the two stand in one list — a negation reaches the thing it is said of, not the next thing asked ("Which
-    patients without diabetes have hypertension?" asks for hypertension, present)."""
+    patients without diabetes have hypertension?" asks for hypertension, present); and where those that may put it on
+    a relative begin: at that concept, which may be the relative ("…a *family* history of heart disease?")."""
     places = [_place(text, concept) for concept in concepts]
     if places[i] is None:
-        return 0
-    start, end = 0, None
+        return 0, 0
+    start, relative, before = 0, 0, None
     for place in [*sorted(p for p in places if p is not None and p[1] <= places[i][0]), places[i]]:
-        if end is not None and not _LISTED.fullmatch(text[end:place[0]]):  # a list's next item keeps its reach
-            start = end
-        end = place[1]
-    return start
+        if before is not None and not _LISTED.fullmatch(text[before[1]:place[0]]):  # a list's next item keeps its reach
+            start, relative = before[1], before[0]
+        before = place
+    return start, relative
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -1192,14 +1196,20 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     when it asks whether a named patient has it (:attr:`Analysis.whether`: "Is Justin Ramirez on warfarin?" is told
     "no" by "Stopped warfarin"), at a value that holds when the question asks for one (:attr:`Analysis.compared`:
     "…oxygen saturation below 88%?" is told by "oxygen saturation 84% on room air", not by 92%). A relative's
-    mention tells nothing of the patient. A text holding a concept's words only across clauses tells it as present."""
+    mention tells nothing of the patient, and what the question asks of a relative (:attr:`Analysis.kin`: "…a family
+    history of heart disease?") only a relative's mention tells. A text holding a concept's words only across clauses
+    tells it as present."""
     for i in indices:
         held_to = [comparison for comparison in analysis.compared if comparison.concept == i]
         if held_to:  # a value asked for: told by a value that holds, whatever else the text says
             if any(comparison.holds(value) for comparison in held_to for value in _values(text, analysis.concepts[i])):
                 return True
             continue
-        mentioned, polarities = _polarities(text, [analysis.concepts[i]], analysis.kin)
+        mentioned, polarities = _polarities(text, [analysis.concepts[i]])
+        if i in analysis.kin:  # asked of a relative: told by a relative's mention only
+            if None in polarities:
+                return True
+            continue
         if polarities & ({True, False} if analysis.whether else {i not in analysis.negated}):
             return True
         if mentioned and not polarities and i not in analysis.negated:

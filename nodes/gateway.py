@@ -511,10 +511,12 @@ def _how_else(analysis: Analysis, indices: list[int]) -> str:
     held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
     if held_to:
         return ", none " + " or ".join(held_to)
+    if all(i in analysis.kin for i in indices):
+        return " only as the patients' own"
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied or stopped" + ("" if analysis.kin else ", or of a relative")
+        return " only as absent, denied or stopped, or of a relative"
     return " otherwise"
 
 

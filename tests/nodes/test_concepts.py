@@ -713,7 +713,11 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert not tells("FAMILY HISTORY: Mother with type 2 diabetes and hypertension.", sugar, [0]), "a relative's"
     assert tells("Type 2 diabetes. FAMILY HISTORY: Mother with diabetes.", sugar, [0]), "the patient's, beside a relative's"
     kin = analyse("Which patients have a family history of diabetes?")
-    assert kin.kin and tells("FAMILY HISTORY: Mother with type 2 diabetes.", kin, [1])
+    assert kin.kin == {1} and tells("FAMILY HISTORY: Mother with type 2 diabetes.", kin, [1])
+    assert not tells("Type 2 diabetes on metformin.", kin, [1]), "asked of a relative: the patient's own is not it"
+    mother = analyse("Which patients whose mother had breast cancer have hypertension?")
+    assert mother.kin == {1} and tells("Hypertension on lisinopril.", mother, [2])
+    assert not tells("Sister with breast cancer; brother with hypertension.", mother, [2]), "asked of the patient"
     none = analyse("Which patients have no allergies?")
     assert none.negated == {0} and tells("No known drug allergies.", none, [0])
     neither = analyse("Which patients have neither diabetes nor hypertension?")
@@ -744,6 +748,16 @@ def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
     assert never.negated == {0} and tells("Never smoker.", never, [0]) and not tells("Smokes daily.", never, [0])
     vitals = analyse("What are Jason Kim's vital signs?", ["Jason Kim"])
     assert [c.text for c in vitals.concepts] == ["vital signs"], "a name with a word that otherwise asks is whole"
+
+
+async def test_a_family_history_is_not_answered_with_the_patients_own(demo_federation, nc):
+    """"Which patients have a family history of heart disease?" quoted the demo patients' own atrial fibrillation."""
+    answer = await ask(nc, AskRequest(question="Which patients have a family history of heart disease?",
+                                      summarize="extractive"))
+    assert "atrial fibrillation" not in answer.answer.lower(), answer.answer
+    diabetes = await ask(nc, AskRequest(question="Which patients have a family history of diabetes?",
+                                        summarize="extractive"))
+    assert diabetes.answer_info.status == "successful" and "Mother with type 2 diabetes" in diabetes.answer
 
 
 async def test_former_and_never_are_answered_as_asked(demo_federation, nc):
