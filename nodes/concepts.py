@@ -582,9 +582,17 @@ def _values(text: str, concept: Concept) -> list[float]:
     for mention in re.finditer(r"\b" + r"\W+".join(words), text, re.IGNORECASE):
         after = text[mention.end():mention.end() + 60]
         value = _VALUE.match(after)
-        if value and not _DOSE.match(after, value.end()):
+        if (value and not _DOSE.match(after, value.end()) and not _GOAL.search(value.group(0))
+                and not _GOAL_BEFORE.search(text[max(0, mention.start() - 40):mention.start()])):
             found.append(float(value.group(1)))
     return found
+
+
+#: Words that make a value one aimed at, not one measured: "*Target* oxygen saturation of 88 to 92 percent", "blood
+#: pressure *goal* below 130/80", "*titrate to* a heart rate under 110" — before the mention in its clause, or between it
+#: and the value.
+_GOAL = re.compile(r"\b(?:target(?:ed|s)?|goals?|aim(?:ing)?|keep|maintain|titrated?\s+to)\b", re.IGNORECASE)
+_GOAL_BEFORE = re.compile(_GOAL.pattern + r"[^.;:]*$", re.IGNORECASE)
 
 
 #: A value that is a dose, not a reading: a unit of an amount given, not of a concentration ("Potassium chloride *20

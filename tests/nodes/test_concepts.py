@@ -1089,6 +1089,12 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
     assert tells("Potassium was 6.1 mmol/L on arrival.", high, [0]) and not tells("Potassium was 5.5.", high, [0])
     assert not tells("MEDICATIONS: Potassium chloride 20 mEq IV; ondansetron 4 mg IV.", high, [0]), "a dose, not a level"
     assert tells("Potassium 6.1 mEq/L, peaked T waves.", high, [0]), "a concentration in the units of a dose"
+    low = analyse("Which patients have an oxygen saturation below 90%?")
+    for goal in ("Target oxygen saturation of 88 to 92 percent.", "Oxygen saturation goal 88 to 92%.",
+                 "Titrate to an oxygen saturation of 88%."):
+        assert not tells(goal, low, [0]), f"a value aimed at, not measured: {goal}"
+    assert tells("Found at home with oxygen saturation of 87% and labored breathing.", low, [0])
+    assert tells("Keep oxygen saturation above 92%. Oxygen saturation 85% on arrival.", low, [0]), "its own clause"
     assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
     assert [c.text for c in analyse("Which patients had a hemoglobin below 7 and needed a transfusion?").compared] \
         == ["below 7"], "the words after the number are not its unit"
