@@ -148,6 +148,7 @@ SYNONYMS = [
     ["nerve conduction study", "nerve conduction studies"],
     ["tilt table test", "tilt test"],
     ["vital signs", "vitals"],
+    ["blood transfusion", "transfusion", "red cell transfusion"],
 ]
 #: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
 #: writes ``~``, a question may write one of them, or none.
@@ -246,6 +247,9 @@ LAY_NAMES = [
     (["hypoxic-ischemic brain injury", "hypoxic brain injury", "anoxic brain injury"],
      ["brain damage from lack of oxygen", "brain injury from lack of oxygen", "lack of oxygen to the brain"]),
     (["heart failure"], ["weak heart", "weakened heart"]),
+    # a joint replaced, as patients say it
+    *(([f"{joint} arthroplasty", f"total {joint} arthroplasty", f"{joint} hemiarthroplasty"],
+       [f"{joint} replacement", f"replaced {joint}"]) for joint in ("hip", "knee", "shoulder")),
     (["kidney injury", "renal injury"], ["kidney damage", "damaged kidneys"]),
     (["aortic stenosis"], ["narrowed aortic valve", "narrowing of the aortic valve", "narrow aortic valve"]),
     # an organ's inflammation as patients say it: "an inflamed pancreas", "inflammation of the pancreas"
