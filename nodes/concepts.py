@@ -437,18 +437,16 @@ KINDS = [
     (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "
                                     "platelets bilirubin albumin"),
 ]
-#: Words that, after an organ, ask about whatever is wrong with it: "kidney problems", "heart trouble", "a thyroid
-#: condition" — answered by the disorders records name (:data:`KINDS`), not by any mention of the organ ("Thyroid
-#: function was normal").
-TROUBLES = ("problem", "problems", "issue", "issues", "trouble", "condition")
+#: Heart disease as a kind, its names and its members: what "heart problems" are too (:data:`TROUBLES`).
+_HEART_DISEASE = (["heart disease", "cardiac disease"],
+                  ["coronary artery disease", "heart failure", "myocardial infarction", "atrial fibrillation",
+                   "cardiomyopathy", "aortic stenosis", "pericarditis", "angina", "arrhythmia"])
 #: Kinds of condition a question may ask about by kind, and common members of each as records name them (a member may
 #: be several words): a passage naming a member mentions the kind ("Which patients have heart disease?" is answered by
 #: a note of coronary artery disease), not the other way round (a question about heart failure is not answered by
 #: atrial fibrillation).
 KINDS += [
-    (["heart disease", "cardiac disease"],
-     ["coronary artery disease", "heart failure", "myocardial infarction", "atrial fibrillation", "cardiomyopathy",
-      "aortic stenosis", "pericarditis", "angina", "arrhythmia"]),
+    _HEART_DISEASE,
     (["lung disease", "respiratory disease"],
      ["chronic obstructive pulmonary disease", "asthma", "emphysema", "pulmonary fibrosis", "interstitial lung disease",
       "bronchiectasis"]),
@@ -465,7 +463,16 @@ KINDS += [
                                            "hears voices", "heard voices"]),
     (["dizziness", "dizzy"], ["vertigo", "lightheadedness", "lightheaded", "presyncope",
                               "disequilibrium"]),
-    # an organ's "problems", as patients say it, by what records name them
+    (["substance use disorder", "drug dependence", "drug addiction"],
+     ["opioid use disorder", "alcohol use disorder", "stimulant use disorder", "cocaine use disorder",
+      "methamphetamine use disorder", "cannabis use disorder", "opioid dependence", "alcohol dependence"]),
+]
+
+#: Words that, after an organ, ask about whatever is wrong with it: "kidney problems", "heart trouble", "a thyroid
+#: condition" — answered by the disorders records name (:data:`KINDS`), not by any mention of the organ ("Thyroid
+#: function was normal").
+TROUBLES = ("problem", "problems", "issue", "issues", "trouble", "condition")
+KINDS += [  # an organ's "problems", as patients say it, by what records name them
     *(([f"{organ} {trouble}" for organ in organs for trouble in TROUBLES], disorders) for organs, disorders in [
         (["kidney", "renal"], ["kidney disease", "renal disease", "kidney failure", "renal failure", "kidney injury",
                                "renal injury", "renal insufficiency", "nephropathy", "nephrotic syndrome",
@@ -475,16 +482,11 @@ KINDS += [
                                 "hepatocellular carcinoma"]),
         (["thyroid"], ["thyroid disease", "thyroid disorder", "hypothyroidism", "hyperthyroidism", "thyroiditis",
                        "goiter", "thyroid nodule", "thyroid cancer"]),
-        (["heart", "cardiac"], ["heart disease", "cardiac disease", "coronary artery disease", "heart failure",
-                                "myocardial infarction", "atrial fibrillation", "cardiomyopathy", "aortic stenosis",
-                                "pericarditis", "angina", "arrhythmia"]),
+        (["heart", "cardiac"], [*_HEART_DISEASE[0], *_HEART_DISEASE[1]]),
         (["lung", "pulmonary"], ["lung disease", "pulmonary disease", "chronic obstructive pulmonary disease", "asthma",
                                  "emphysema", "pulmonary fibrosis", "interstitial lung disease", "bronchiectasis",
                                  "pneumonia", "pulmonary embolism"]),
     ]),
-    (["substance use disorder", "drug dependence", "drug addiction"],
-     ["opioid use disorder", "alcohol use disorder", "stimulant use disorder", "cocaine use disorder",
-      "methamphetamine use disorder", "cannabis use disorder", "opioid dependence", "alcohol dependence"]),
 ]
 
 
@@ -615,7 +617,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
-    reaches = [_reach(text, concepts, i) for i in range(len(concepts))]
+    places = [_place(text, concept) for concept in concepts]
+    reaches = [_reach(text, places, i) for i in range(len(concepts))]
     negated = frozenset(i for i, (concept, (start, _)) in enumerate(zip(concepts, reaches))
                         if _polarities(text[start:], [concept], kin=True)[1] == {False})
     kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
@@ -629,12 +632,12 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
 _LISTED = re.compile(r"[\s,;/]*(?:(?:and|or|nor)\b[\s,;/]*)?", re.IGNORECASE)
 
 
-def _reach(text: str, concepts: list[Concept], i: int) -> tuple[int, int]:
+def _reach(text: str, places: list[tuple[int, int] | None], i: int) -> tuple[int, int]:
     """Where the words that may negate the ``i``-th concept of a question begin: after the concept named before it,
     unless the two stand in one list — a negation reaches the thing it is said of, not the next thing asked ("Which
     patients without diabetes have hypertension?" asks for hypertension, present); and where those that may put it on
-    a relative begin: at that concept, which may be the relative ("…a *family* history of heart disease?")."""
-    places = [_place(text, concept) for concept in concepts]
+    a relative begin: at that concept, which may be the relative ("…a *family* history of heart disease?"). ``places``:
+    where each concept is written (:func:`_place`)."""
     if places[i] is None:
         return 0, 0
     start, relative, before = 0, 0, None
