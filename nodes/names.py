@@ -95,6 +95,9 @@ _GREETING = re.compile(r"\s*(?:dear|hello|hi|hey|greetings)\b(?:[^,:;\n?!]{0,40}
                        r"\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\.)\s*", re.IGNORECASE)
 #: Words a writer signs off with: a name after one is the writer's, not a patient's.
 _SIGN_OFFS = ("thanks", "thank you", "regards", "sincerely", "cheers", "best", "yours", "from", "signed")
+#: What may follow a writer's name in a signature: where they write from or what they are, a few capitalized words
+#: ("From Sarah Johnson, Texas", "Thanks, Ann Lee (RN)", "Best,\nJohn Smith\nChicago, IL").
+_WHERE_FROM = re.compile(r"(?:\s*[,(–—-]|\s+from\b|\s)\s*[A-Z][\w.'’]*(?:[\s,()/–—-]+[A-Z][\w.'’]*){0,3}\)?")
 #: What people do in a question: a name that does (or undergoes) one of these is a person.
 _PERSON_VERBS = frozenset("take have receive undergo prescribe admit discharge visit give start stop suffer complain "
                           "report develop get feel".split())
@@ -134,13 +137,18 @@ def not_a_person(span: str) -> bool:
 
 
 def _signed(question: str, span: str) -> bool:
-    """Whether ``span`` is the writer's signature: after a sign-off word, or alone at the very end after a break."""
+    """Whether ``span`` is the writer's signature: after a sign-off word, or alone at the very end after a break; after
+    a sign-off word or on a line of its own, where the writer writes from may follow it (:data:`_WHERE_FROM`)."""
     at = question.rfind(span)
     before = question[:at].rstrip().casefold()
-    after = question[at + len(span):].strip(" .!\n")
+    rest = question[at + len(span):].rstrip(" .!\n")
+    after = rest.lstrip(" \n")
+    first = span.split()[0].casefold()  # "From Sarah Johnson": a capital sign-off starts the run of capitals
+    signs_off = (before.rstrip(" ,:-—").endswith(_SIGN_OFFS) or first in _SIGN_OFFS
+                 or question[:at].rstrip(" \t").endswith("\n"))
     if after:
-        return False
-    return before.endswith(_SIGN_OFFS) or before.endswith((",", "-", "—")) or question[:at].rstrip(" \t").endswith("\n")
+        return signs_off and _WHERE_FROM.fullmatch(rest) is not None
+    return signs_off or before.endswith((",", "-", "—"))
 
 
 def unsigned(question: str) -> str:
@@ -390,7 +398,7 @@ _LONGEST_CANDIDATE = 4
 
 
 def _runs(question: str) -> list[list[str]]:
-    """Runs of capitalized words (particles allowed inside) separated by nothing but spaces."""
+    """Runs of capitalized words (particles allowed inside) separated by nothing but spaces (not a line break)."""
     runs: list[list[str]] = []
     current: list[str] = []
     end = 0
@@ -398,7 +406,8 @@ def _runs(question: str) -> list[list[str]]:
         word = match.group(0)
         possessive = word[-2:] in ("'s", "’s")
         word = word[:-2] if possessive else word
-        joined = current and question[end:match.start()].isspace()
+        gap = question[end:match.start()]
+        joined = current and gap.isspace() and "\n" not in gap
         capital = word[0].isupper() and word not in _WORDS_THAT_ARE_NOT_NAMES
         if capital or (joined and word.lower() in _PARTICLES):
             if not joined:

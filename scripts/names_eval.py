@@ -57,6 +57,8 @@ HARD_CASES = [
     ("Which patients have Parkinson's disease?", []),
     ("Who has Crohn's disease?", []),
     ("My mother has Parkinson's Disease. What can we do? Thanks, John Smith", []),
+    ("My son was diagnosed with ADHD. Are the medications safe? From Sarah Johnson, Texas", []),
+    ("Is it curable?\n\nBest,\nJohn Smith\nChicago, IL", []),
     ("Is a Bone Marrow Biopsy painful?", []),
     ("What are the symptoms of Foot Drop?", []),
     ("How to diagnose Atrial Fibrillation ?", []),

@@ -227,6 +227,11 @@ def test_the_writers_signature_is_no_part_of_the_question():
     assert unsigned("Which patients have gout?\n\nBest,\nJohn Smith") == "Which patients have gout?"
     assert unsigned("Which patients have gout?\nJohn Smith") == "Which patients have gout?", "alone on its last line"
     assert unsigned("Is there a cure? Regards, Amanda") == "Is there a cure?", "a given name signs too"
+    assert unsigned("Are they safe? From Sarah Johnson, Texas") == "Are they safe?", "where the writer writes from"
+    assert unsigned("Is it curable?\n\nBest,\nJohn Smith\nChicago, IL") == "Is it curable?", "on lines of their own"
+    assert unsigned("Which patients have gout? Thanks, Ann Lee (RN)") == "Which patients have gout?", "what they are"
+    assert unsigned("Which patients have gout? Thanks, John Smith, my son takes Ritalin") == \
+        "Which patients have gout? Thanks, John Smith, my son takes Ritalin", "more is said after it"
     assert unsigned("Is Rebecca Wright on warfarin?") == "Is Rebecca Wright on warfarin?"
     assert unsigned("Thanks, John Smith") == "Thanks, John Smith", "nothing is asked but the signature"
     assert unsigned("Dear Dr. Smith, which patients have gout?") == "which patients have gout?", "whom it is written to"
@@ -238,6 +243,7 @@ def test_the_writers_signature_is_no_part_of_the_question():
         "but a full stop ends no greeting that names nobody: it may end what is asked"
     assert unsigned("HIV, what is it?") == "HIV, what is it?" and unsigned("Dear Dr. Smith,") == "Dear Dr. Smith,"
     assert name_filters("SUBJECT: Question MESSAGE: Which patients have gout?") == Filters(), "a message's headings"
+    assert name_filters("My son has ADHD. Are the drugs safe? From Sarah Johnson, Texas") == Filters(), "no filter"
 
 
 async def test_a_signed_question_is_answered_as_the_question_alone(demo_federation, nc):
