@@ -2,15 +2,16 @@
 
 Reads ``patients.csv`` (the names: ``FIRST LAST``, with the digits Synthea appends removed),
 ``encounters.csv`` (class, description, reason, start date, organization), and joins each encounter's
-``conditions.csv`` and ``medications.csv`` rows, so a question about a named patient's conditions or
-drugs finds the encounters that hold them.
+``conditions.csv`` and ``medications.csv`` rows, and those of ``allergies.csv``, ``procedures.csv`` and
+``immunizations.csv`` where the export has them, so a question about a named patient's conditions, drugs,
+allergies, procedures or vaccines — or about who has one — finds the encounters that hold them.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bus.errors import StoreError
@@ -25,6 +26,31 @@ def person_name(first: str, last: str) -> str:
     return " ".join(_DIGITS.sub("", part).strip() for part in (first, last) if part and _DIGITS.sub("", part).strip())
 
 
+def _allergy(row: dict[str, str]) -> str:
+    """"Penicillin V (reaction: Wheal (finding))": the substance and what it did."""
+    reactions = [row.get(f"DESCRIPTION{n}", "") for n in (1, 2)]
+    reactions = [reaction for reaction in reactions if reaction]
+    return row["DESCRIPTION"] + (f" (reaction: {'; '.join(reactions)})" if reactions else "")
+
+
+#: The tables joined to their encounters: the heading they go under in its passage, the table, and what a row says.
+_JOINED = (("Conditions", "conditions", lambda row: row["DESCRIPTION"]),
+           ("Medications", "medications", lambda row: row["DESCRIPTION"]),
+           ("Allergies", "allergies", _allergy),
+           ("Procedures", "procedures", lambda row: row["DESCRIPTION"]),
+           ("Immunizations", "immunizations", lambda row: row["DESCRIPTION"]))
+
+
+def _by_encounter(table: Path, report: LoadReport, said: Callable[[dict[str, str]], str]) -> dict[str, list[str]]:
+    """What ``table``'s rows say, each once, by encounter."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for _, row in csv_rows(table, report, ("ENCOUNTER", "DESCRIPTION")):
+        text = said(row).strip()
+        if text and text not in found[row["ENCOUNTER"]]:
+            found[row["ENCOUNTER"]].append(text)
+    return found
+
+
 def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
     folder = Path(path)
     tables = {name: folder / f"{name}.csv" for name in ("patients", "encounters", "conditions", "medications")}
@@ -34,13 +60,8 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
     side = LoadReport(str(folder))
     names = {row["Id"]: person_name(row["FIRST"], row["LAST"])
              for _, row in csv_rows(tables["patients"], side, ("Id", "FIRST", "LAST"))}
-    conditions, medications = defaultdict(list), defaultdict(list)
-    for _, row in csv_rows(tables["conditions"], side, ("ENCOUNTER", "DESCRIPTION")):
-        if row["DESCRIPTION"] not in conditions[row["ENCOUNTER"]]:
-            conditions[row["ENCOUNTER"]].append(row["DESCRIPTION"])
-    for _, row in csv_rows(tables["medications"], side, ("ENCOUNTER", "DESCRIPTION")):
-        if row["DESCRIPTION"] not in medications[row["ENCOUNTER"]]:
-            medications[row["ENCOUNTER"]].append(row["DESCRIPTION"])
+    joined = {heading: _by_encounter(folder / f"{name}.csv", side, said)
+              for heading, name, said in _JOINED if name in tables or (folder / f"{name}.csv").is_file()}
     if side.skipped_count:
         report.notes.append(f"{side.skipped_count} rows of the joined tables were skipped")
     for line, row in csv_rows(tables["encounters"], report, ("Id", "START", "PATIENT", "ENCOUNTERCLASS", "DESCRIPTION")):
@@ -52,10 +73,7 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
         parts = [f"{row['ENCOUNTERCLASS'].capitalize()} encounter on {row['START'][:10]}: {row['DESCRIPTION']}."]
         if row.get("REASONDESCRIPTION"):
             parts.append(f"Reason: {row['REASONDESCRIPTION']}.")
-        if conditions[encounter]:
-            parts.append(f"Conditions: {'; '.join(conditions[encounter])}.")
-        if medications[encounter]:
-            parts.append(f"Medications: {'; '.join(medications[encounter])}.")
+        parts += [f"{heading}: {'; '.join(said[encounter])}." for heading, said in joined.items() if said[encounter]]
         metadata = {"encounter_class": row["ENCOUNTERCLASS"], "patient_id": row["PATIENT"],
                     "organization": row.get("ORGANIZATION", "")}
         yield where, Record(encounter, " ".join(parts), names[row["PATIENT"]], row["START"][:10], metadata)

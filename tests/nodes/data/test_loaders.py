@@ -179,7 +179,13 @@ def test_synthea_names_and_joins_encounters(tmp_path):
     [record] = records
     assert (record.patient, record.date) == ("Alice Gleason", "2019-02-03")
     assert "Conditions: Essential hypertension." in record.text and "Medications: lisinopril 10 MG." in record.text
-    assert "unknown patient" in report.skipped[0].reason
+    assert "unknown patient" in report.skipped[0].reason and "Allergies" not in record.text, "the tables it lacks"
+    write(tmp_path / "allergies.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION,DESCRIPTION1,DESCRIPTION2\n"
+          "2019-02-03,p1,e1,Penicillin V,Wheal (finding),\n2019-02-03,p1,e1,Shellfish,,\n")
+    write(tmp_path / "procedures.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n2019-02-03,p1,e1,Colonoscopy\n")
+    [record], _ = read(tmp_path, "synthea")
+    assert "Allergies: Penicillin V (reaction: Wheal (finding)); Shellfish." in record.text, record.text
+    assert "Procedures: Colonoscopy." in record.text and "Immunizations" not in record.text
     assert person_name("Mar1a", "") == "Mara"
 
 
