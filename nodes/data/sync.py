@@ -1,9 +1,10 @@
 """Bringing a leaf's store up to date with the data file the spec gives it, when the leaf starts.
 
 :func:`open_leaf` opens the store (replaying its change log — no embedding), cuts and embeds the
-stored records again if the model or chunker changed, and, when the data file (or folder) changed
-since the last start, loads it with its loader and makes the store hold exactly its records (plus
-any that arrived by ingestion). An unchanged file costs one digest; an unreadable one leaves the
+stored records again if the model or chunker changed, and, when the data file (or folder) or the
+loader's code (:func:`nodes.data.loaders.revision`) changed since the last start, loads it with its
+loader and makes the store hold exactly its records (plus any that arrived by ingestion). An
+unchanged file costs one digest; an unreadable one leaves the
 stored records serving, or the leaf out if it has none.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from bus.errors import StoreError
 from nodes.data.chunking import DEFAULT_MAX_CHARS
 from nodes.data.embedder import DIM
-from nodes.data.loaders import load
+from nodes.data.loaders import load, revision
 from nodes.data.records import LoadReport
 from nodes.data.store import LeafStore
 from nodes.data.writes import Outcome
@@ -37,8 +38,9 @@ class DataSource:
     shard: tuple[int, int] | None = None
 
     def digest(self) -> str:
-        """Changes when the data or how it is read changes."""
-        how = json.dumps([self.format, self.options, self.where, self.shard], sort_keys=True, default=str)
+        """Changes when the data or how it is read changes: the format, its options, its loader's code."""
+        how = json.dumps([self.format, revision(self.format), self.options, self.where, self.shard], sort_keys=True,
+                         default=str)
         return file_digest(self.path, how)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bus.errors import SpecError
 from bus.messages import MAX_RECORD_ID
-from nodes.data.loaders import aci_bench, fedrag, mimic, mtsamples, synthea, tabular
+from nodes.data.loaders import _files, aci_bench, fedrag, mimic, mtsamples, synthea, tabular
 from nodes.data.records import LoadReport, Record
 
 FORMATS: dict[str, Callable[..., Iterator[tuple[str, Record]]]] = {
@@ -41,6 +41,16 @@ FORMATS: dict[str, Callable[..., Iterator[tuple[str, Record]]]] = {
     "synthea": synthea.read,
     "aci-bench": aci_bench.read,
 }
+
+
+def revision(format: str) -> str:
+    """A digest of the code that reads ``format`` (its loader's module and what every loader shares): a leaf whose
+    loader changed reads its unchanged data again, so it never serves records an older loader wrote."""
+    modules = [inspect.getmodule(FORMATS[format]), inspect.getmodule(load), _files]
+    digest = hashlib.sha256()
+    for module in dict.fromkeys(modules):
+        digest.update(Path(inspect.getfile(module)).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def options_of(format: str) -> list[str]:

@@ -5,6 +5,7 @@ restart, dead slots compacted, exact scores, and bad rows skipped and reported."
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -59,6 +60,27 @@ def test_build_then_reuse_without_embedding(tmp_path, data, embedder):
     factory.calls = 0
     again, outcome, _ = opened(tmp_path, data, factory)
     assert outcome is None and len(again) == len(store) and factory.calls == 0, "a restart embeds nothing"
+
+
+def test_a_changed_loader_reads_the_unchanged_file_again(tmp_path, data, embedder, monkeypatch):
+    """A loader that now reads more of a file (Synthea's allergies) must not leave a leaf serving what the old one read."""
+    from nodes.data import loaders
+
+    factory = CountingFactory(embedder)
+    store, _, _ = opened(tmp_path, data, factory)
+    store.close()
+    old = loaders.FORMATS["fedrag"]
+
+    def newer(path, report):  # the same file read by other code: this module's
+        for where, record in old(path, report):
+            yield where, replace(record, text=record.text + " Allergies: penicillin.") if record.id == "n1" else record
+
+    monkeypatch.setitem(loaders.FORMATS, "fedrag", newer)
+    store, outcome, _ = opened(tmp_path, data, factory)
+    assert (outcome.updated, outcome.unchanged) == (1, 2), "the record the new loader reads otherwise, and only it"
+    store.close()
+    again, outcome, _ = opened(tmp_path, data, factory)
+    assert outcome is None, "read once per loader"
 
 
 def test_a_changed_file_embeds_only_new_text(tmp_path, data, embedder):
