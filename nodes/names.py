@@ -123,14 +123,21 @@ _DONE_ONLY_BY_PEOPLE = re.compile(
     r"visited|complain|complains|complaining|complained)\b", re.IGNORECASE)
 
 
+#: Place words that are common surnames too: after a common given name, a person's ("Bruce Ward").
+_PLACE_SURNAMES = frozenset({"ward"})
+
+
 def not_a_person(span: str) -> bool:
     """Whether a capitalized phrase names a condition, a drug, a test, a procedure or a place rather than a
-    person: a digit (a dose), a medical word, a medical word ending, or a place's word (:data:`_PLACE_WORDS`)."""
+    person: a digit (a dose), a medical word, a medical word ending, or a place's word (:data:`_PLACE_WORDS`; but
+    for a surname after a given name, :data:`_PLACE_SURNAMES`)."""
     words = [w.casefold().strip(".,") for w in re.split(r"[\s-]+", span) if w]
     if any(any(c.isdigit() for c in w) for w in words):
         return True
-    for word in words:
+    for i, word in enumerate(words):
         base = word[:-2] if word.endswith(("'s", "’s")) else word
+        if base in _PLACE_SURNAMES and i > 0 and words[i - 1] in FIRST_NAMES:
+            continue
         if base in _MEDICAL_WORDS or base in _PLACE_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
             return True
     return False

@@ -68,6 +68,8 @@ HARD_CASES = [
     ("Summarize Quillon Marwood's chart", ["Quillon Marwood"]),
     ("What did Dr. Alan Moore prescribe for Mary Jones?", ["Mary Jones"]),
     ("Is Penelope Ashworth on warfarin?", ["Penelope Ashworth"]),
+    ("What medications is Bruce Ward taking?", ["Bruce Ward"]),
+    ("Which patients are on the Surgical Ward?", []),
     ("Is Penelope Ashworth allergic to penicillin?", ["Penelope Ashworth"]),
     ("Is Orrin Blackwood a smoker?", ["Orrin Blackwood"]),
     ("Has Mr. Okonkwo had a colonoscopy?", ["Mr. Okonkwo"]),
