@@ -337,7 +337,7 @@ class Gateway(NodeService):
         dense, lexical = kept(asked, result.hits, result.lexical)
         hits = {"dense": dense[:k], "lexical": lexical[:k]}.get(ask.mode)
         if ask.mode == "hybrid":
-            hits = fuse(dense, lexical, k, kind_of(ask.question), about)
+            hits = fuse(dense, lexical, k, kind_of(ask.question), about, collapse=ask.collapse)
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Sequence
 
-from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, SearchResult
+from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, PassageRef, SearchResult
 from bus.scatter import ChildOutcome
 from nodes.concepts import named_share
 from nodes.data.topk import select
@@ -135,7 +135,7 @@ def lexical_depth(k: int) -> int:
 
 
 def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
-         about: Sequence[Sequence[Sequence[str]]] = ()) -> list[Hit]:
+         about: Sequence[Sequence[Sequence[str]]] = (), *, collapse: bool = True) -> list[Hit]:
     """The top ``k`` of the two ranked lists' passages by a weighted sum of their scores, once, at the gateway
     (and the same way in the centralized baseline).
 
@@ -146,7 +146,9 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening gives the kind of answer the question
     asks for (:mod:`summarizer.kinds`), plus :data:`MENTION_BONUS` times the share of the things the question asks
     about (``about``: each its term lists, :attr:`bus.asking.Answer.about`) that a passage about a patient mentions.
-    Each hit's score becomes that, in the one total order.
+    Each hit's score becomes that, in the one total order. Copies of one piece of evidence (``collapse``,
+    :func:`nodes.data.topk.select`) fold into the first of them once fused, as in each list: the lists' own firsts of
+    a group may be different copies (a patient's visit repeated on other days, each list ordering them its way).
 
     Both lists are already exact (merged up the tree in their own orders), so the candidates, their scores
     and the best BM25 are what one index over every passage gives, and so is the fused list. A candidate's text is
@@ -170,7 +172,7 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     named = named_share(list(about))
     fused: list[tuple[tuple[float, str, str], float, Hit]] = []
     for base, hit in based:
-        if len(fused) >= k and base + most < fused[k - 1][1]:
+        if base + most < _kth(fused, k, collapse):
             break  # neither this candidate nor any after it (none scores more before its bonuses) reaches the top k
         score = base
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
@@ -178,4 +180,28 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
         if about and hit.patient and hit.text:
             score += MENTION_BONUS * named(hit.text)
         insort(fused, (hit.order_key(score), score, hit), key=lambda entry: entry[0])
-    return [hit.model_copy(update={"score": score}) for _, score, hit in fused[:k]]
+    scored = [hit.model_copy(update={"score": score}) for _, score, hit in fused]
+    return [_listed_once(hit) for hit in select(scored, k, collapse=collapse)]
+
+
+def _kth(fused: list[tuple[tuple[float, str, str], float, Hit]], k: int, collapse: bool) -> float:
+    """The score of the ``k``-th piece of evidence fused so far (copies of one count once), or minus infinity."""
+    seen: set[str] = set()
+    count = 0
+    for _, score, hit in fused:
+        if collapse and hit.digest:
+            if hit.digest in seen:
+                continue
+            seen.add(hit.digest)
+        count += 1
+        if count == k:
+            return score
+    return float("-inf")
+
+
+def _listed_once(hit: Hit) -> Hit:
+    """``hit`` with each of its copies listed once and itself not among them (a group's two firsts list each other)."""
+    refs = list(dict.fromkeys((ref.path, ref.id) for ref in hit.duplicates if (ref.path, ref.id) != (hit.path, hit.id)))
+    if len(refs) == len(hit.duplicates):
+        return hit
+    return hit.model_copy(update={"duplicates": [PassageRef(path=path, id=id) for path, id in refs]})

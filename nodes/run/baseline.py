@@ -234,7 +234,7 @@ class CentralIndex:
         return fuse(*kept(asked, self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
                           self.lexical(terms, lexical_depth(wide), patients, collapse=collapse, vector=vector, bm25=bm25,
                                        sentences=True)),
-                    k, kind_of(question), about or ())
+                    k, kind_of(question), about or (), collapse=collapse)
 
     def as_answered(self, answer: Answer, mode: str, k: int, *, collapse: bool = True) -> list[Hit]:
         """The central top ``k`` of the question ``answer`` answers (asked with ``include_embedding``), ranked as

@@ -337,7 +337,7 @@ def test_fusion_ranks_as_scoring_every_candidate_whole_does(rows, k, kind, asks_
     ties, bonuses and all — is what scoring every candidate in full and sorting gives."""
     about = things_asked(analyse("Which patients with gout were treated with colchicine?")) if asks_about else []
     candidates = [Hit(id=f"p{i}", org=path[0], path=path, score=similarity, text=text, patient=patient,
-                      similarity=similarity, bm25=bm25, sentence=sentence)
+                      similarity=similarity, bm25=bm25, sentence=sentence, digest=digest(text, patient))
                   for i, (similarity, bm25, sentence, text, patient, path) in enumerate(rows)]
     best = max((hit.bm25 for hit in candidates), default=0.0)
     share = named_share(about)
@@ -352,9 +352,25 @@ def test_fusion_ranks_as_scoring_every_candidate_whole_does(rows, k, kind, asks_
             score += MENTION_BONUS * share(hit.text)
         return score
 
-    want = sorted(((whole(hit), hit) for hit in candidates), key=lambda entry: entry[1].order_key(entry[0]))[:k]
+    want = select([hit.model_copy(update={"score": whole(hit)}) for hit in candidates], k)  # copies fold, as anywhere
     fused = fuse(candidates[::2], candidates[1::2], k, kind, about)
-    assert [(hit.path, hit.id, hit.score) for hit in fused] == [(hit.path, hit.id, score) for score, hit in want]
+    assert [(hit.path, hit.id, hit.score) for hit in fused] == [(hit.path, hit.id, hit.score) for hit in want]
+
+
+def test_copies_that_head_each_list_are_one_fused_hit():
+    """A patient's visit repeated on other days is one piece of evidence; the dense list may head its group with one
+    copy and the lexical list with another: fused, they are one hit listing every other copy once."""
+    def copy(n, similarity, bm25):
+        return scored(n, similarity, bm25, "Reason: chronic kidney disease.", "Ann Lee").model_copy(
+            update={"digest": digest("Reason: chronic kidney disease.", "Ann Lee")})
+
+    a, b, c = copy(1, 0.80, 5.0), copy(2, 0.79, 6.0), copy(3, 0.78, 4.0)
+    dense = [a.model_copy(update={"duplicates": [b.ref(), c.ref()]}), scored(4, 0.7, 1.0)]
+    lexical = [b.model_copy(update={"duplicates": [a.ref(), c.ref()]}), scored(4, 0.7, 1.0)]
+    fused = fuse(dense, lexical, k=2)
+    assert [h.id for h in fused] == ["p2", "p4"], "the group's best fused copy, then the next piece of evidence"
+    assert [r.id for r in fused[0].duplicates] == ["p1", "p3"]
+    assert [h.id for h in fuse(dense, lexical, k=2, collapse=False)] == ["p2", "p1"]
 
 
 def test_fusion_reads_no_text_that_could_not_reach_the_top_k(monkeypatch):

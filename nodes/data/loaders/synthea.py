@@ -70,7 +70,9 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
             report.skip(where, f"encounter of unknown patient {row['PATIENT'][:40]}")
             continue
         encounter = row["Id"]
-        parts = [f"{row['ENCOUNTERCLASS'].capitalize()} encounter on {row['START'][:10]}: {row['DESCRIPTION']}."]
+        # the date heads every passage of the record (chunking's prefix), so the same visit repeated on other days is
+        # the same evidence (nodes.data.topk.digest): one hit of a patient's monthly encounters for their CKD, not ten
+        parts = [f"{row['ENCOUNTERCLASS'].capitalize()} encounter: {row['DESCRIPTION']}."]
         if row.get("REASONDESCRIPTION"):
             parts.append(f"Reason: {row['REASONDESCRIPTION']}.")
         parts += [f"{heading}: {'; '.join(said[encounter])}." for heading, said in joined.items() if said[encounter]]

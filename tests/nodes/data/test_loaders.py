@@ -186,6 +186,24 @@ def test_synthea_names_and_joins_encounters(tmp_path):
     [record], _ = read(tmp_path, "synthea")
     assert "Allergies: Penicillin V (reaction: Wheal (finding)); Shellfish." in record.text, record.text
     assert "Procedures: Colonoscopy." in record.text and "Immunizations" not in record.text
+
+
+
+def test_a_synthea_visit_repeated_on_other_days_is_the_same_evidence(tmp_path):
+    from nodes.data.chunking import chunk
+    from nodes.data.topk import digest
+
+    write(tmp_path / "patients.csv", "Id,FIRST,LAST\np1,Hattie1,Wolf2\n")
+    write(tmp_path / "encounters.csv", "Id,START,PATIENT,ENCOUNTERCLASS,DESCRIPTION,REASONDESCRIPTION\n"
+          "e1,2013-04-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
+          "e2,2013-09-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
+          "e3,2013-10-11T10:00:00Z,p1,ambulatory,Encounter for problem,Acute bronchitis\n")
+    for name in ("conditions", "medications"):
+        write(tmp_path / f"{name}.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n")
+    records, _ = read(tmp_path, "synthea")
+    [first], [second], [other] = (chunk(record, 800) for record in records)
+    assert first.text.startswith("Hattie Wolf, 2013-04-11. ") and second.text.startswith("Hattie Wolf, 2013-09-11. ")
+    assert digest(first.body, first.patient) == digest(second.body, second.patient) != digest(other.body, other.patient)
     assert person_name("Mar1a", "") == "Mara"
 
 
