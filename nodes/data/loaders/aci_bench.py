@@ -35,6 +35,8 @@ def read(path: Path, report: LoadReport, dialogue: bool = False) -> Iterator[tup
             person = people.get(row["encounter_id"], {})
             name = " ".join(p.strip() for p in (person.get("patient_firstname", ""), person.get("patient_familyname", ""))
                             if p and p.strip()) or None
+            if name and name.islower():  # some visits' metadata write the name all in small letters
+                name = name.title()
             text = row["note"] + (f"\n\nDIALOGUE:\n{row['dialogue']}" if dialogue and row.get("dialogue") else "")
             metadata = {"dataset": row.get("dataset", ""), "split": split.stem, "age": person.get("patient_age", ""),
                         "gender": person.get("patient_gender", ""), "chief_complaint": person.get("cc", "")}

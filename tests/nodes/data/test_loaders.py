@@ -216,6 +216,10 @@ def test_aci_bench_takes_names_from_the_metadata(tmp_path):
     [record] = records
     assert (record.id, record.patient, record.metadata["chief_complaint"]) == ("valid/D1", "Brian White", "knee pain")
     assert record.text.endswith("DIALOGUE:\n[doctor] hi") and report.skipped_count == 1
+    write(tmp_path / "valid_metadata.csv", "dataset,encounter_id,patient_firstname,patient_familyname\n"
+          "virtassist,D1,christina,cooper\n")
+    [record], _ = read(tmp_path, "aci-bench")
+    assert record.patient == "Christina Cooper", "a name written all in small letters is capitalized"
 
 
 # -- the real data sets -----------------------------------------------------------------------------
