@@ -1098,6 +1098,12 @@ NORMAL = frozenset("normal unremarkable negative undetectable".split())
 _TO_NORMAL = frozenset("is was were are remains remained within".split())
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
+#: How many words an item of a list a negation opens may have (:func:`_denied_in_list`).
+LIST_ITEM = 4
+#: Words that affirm what follows them in a list, ending a negation's reach through it ("denies fever, reports cough").
+_AFFIRMING = frozenset("""reports reported endorses endorsed has had have admits admitted complains complained notes
+noted positive with presents presented history is was are were on takes taking shows showed showing reveals
+revealed""".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
 _CLAUSE = re.compile(r"([.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b)", re.IGNORECASE)
 #: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
@@ -1121,15 +1127,44 @@ def _held(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=2_048)
-def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool], ...]:
-    """The clauses of ``text``: each one's words, each word's terms, and whether the clause after it, turned to by
-    "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`)."""
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool, tuple[int, ...]], ...]:
+    """The clauses of ``text``: each one's words, each word's terms, whether the clause after it, turned to by
+    "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`), and which of the clause's comma-separated
+    items each word is in."""
     parts = _CLAUSE.split(text)  # clause, what ends it, clause, ...
-    said = [tuple(match.group(0).casefold().replace("’", "'") for match in _WORD.finditer(part)) for part in parts[::2]]
+    found = [_itemized(part) for part in parts[::2]]
+    said = [tuple(word for word, _ in clause) for clause in found]
     turns = [end.strip().casefold() in _TURNS for end in parts[1::2]]
     return tuple((words, tuple(_word_terms(word) for word in words),
-                  turned and bool(_UNDONE_AFTER.fullmatch(" ".join(then))))
-                 for words, turned, then in zip(said, [*turns, False], [*said[1:], ()]) if words)
+                  turned and bool(_UNDONE_AFTER.fullmatch(" ".join(then))), tuple(item for _, item in clause))
+                 for words, turned, then, clause in zip(said, [*turns, False], [*said[1:], ()], found) if words)
+
+
+def _itemized(clause: str) -> list[tuple[str, int]]:
+    """Each word of ``clause``, folded, with how many commas come before it."""
+    found, commas, end = [], 0, 0
+    for match in _WORD.finditer(clause):
+        commas += clause.count(",", end, match.start())
+        end = match.end()
+        found.append((match.group(0).casefold().replace("’", "'"), commas))
+    return found
+
+
+def _denied_in_list(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether the mention at ``at`` is an item of a list a negation opens, however far back: "Denies obstructive
+    sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease" denies the last too (a
+    review of systems lists what is denied). Every item between is short (:data:`LIST_ITEM` words before the mention
+    in its own) and affirms nothing
+    (:data:`_AFFIRMING`: "denies chest pain, reports a cough, pneumonia" stops at the cough)."""
+    length = 0  # the words of the item being walked back through, up to the mention in its own
+    for i in range(at - 1, -1, -1):
+        word = words[i]
+        if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
+            return items[i] < items[at]
+        length = length + 1 if items[i] == items[i + 1] else 1
+        if word in _AFFIRMING or length > LIST_ITEM:
+            return False
+    return False
 
 
 @functools.lru_cache(maxsize=1_024)
@@ -1181,7 +1216,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     found: set[bool | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
-    for words, stems, undone in _clauses(text):
+    for words, stems, undone, items in _clauses(text):
         said: set[bool | None] = set()
         for need, off_normal in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
@@ -1192,7 +1227,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 said.add(None)
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            negated = (any(word in NEGATIONS for word in before) or any(word in UNDOING for word in after)
+            negated = (any(word in NEGATIONS for word in before) or _denied_in_list(words, items, places[0])
+                       or any(word in UNDOING for word in after)
                        or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                        or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))

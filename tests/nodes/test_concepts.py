@@ -1135,6 +1135,28 @@ def test_a_clause_negating_one_way_of_saying_a_thing_negates_it():
     assert tells("No fever. Deep vein thrombosis of the left calf on duplex.", dvt, [0]), "another clause's negation"
 
 
+def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
+    """"Which patients have Crohn's disease?" over ACI-BENCH's visit notes quoted "She denies obstructive sleep apnea,
+    kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease": the denial was more than six words
+    back. A review of systems lists what is denied, however long the list."""
+    from nodes.concepts import tells
+
+    crohns, hematuria = analyse("Which patients have Crohn's disease?"), analyse("Which patients have hematuria?")
+    assert not tells("She denies obstructive sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, "
+                     "Crohn's disease, or diverticulitis.", crohns, [0])
+    for negated in ("No fever, chills, nausea, vomiting, diarrhea, abdominal pain, dysuria, or hematuria.",
+                    "REVIEW OF SYSTEMS: Negative for fever, chills, nausea, vomiting, diarrhea, dysuria, or hematuria."):
+        assert not tells(negated, hematuria, [0]), negated
+    for affirmed in ("Denies fever, chills, night sweats, weight loss, reports gross hematuria.",
+                     "Negative for fever and chills. Hematuria noted on two occasions.",
+                     "No fever, chills, nausea, vomiting, or diarrhea, history of hematuria."):
+        assert tells(affirmed, hematuria, [0]), affirmed
+    assert tells("Denies chest pain, palpitations, lightheadedness, the urinalysis showing microscopic hematuria.",
+                 hematuria, [0]), "what an item affirms"
+    assert tells("Denies chest pain, palpitations, and for the last two weeks gross hematuria.", hematuria, [0]), \
+        "an item too long for a list's"
+
+
 def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes():
     from nodes.concepts import tells
 
