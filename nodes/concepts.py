@@ -1099,7 +1099,7 @@ _TO_NORMAL = frozenset("is was were are remains remained within".split())
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
 #: How many words an item of a list a negation opens may have (:func:`_denied_in_list`).
-LIST_ITEM = 4
+LIST_ITEM = 5
 #: Words that affirm what follows them in a list, ending a negation's reach through it ("denies fever, reports cough").
 _AFFIRMING = frozenset("""reports reported endorses endorsed has had have admits admitted complains complained notes
 noted positive with presents presented history is was are were on takes taking shows showed showing reveals
@@ -1162,7 +1162,9 @@ def _denied_in_list(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return items[i] < items[at]
         length = length + 1 if items[i] == items[i + 1] else 1
-        if word in _AFFIRMING or length > LIST_ITEM:
+        # not "no history of", "denies a history of"
+        affirms = word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i])
+        if affirms or length > LIST_ITEM:
             return False
     return False
 

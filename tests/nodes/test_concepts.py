@@ -1145,6 +1145,8 @@ def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
     assert not tells("She denies obstructive sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, "
                      "Crohn's disease, or diverticulitis.", crohns, [0])
     for negated in ("No fever, chills, nausea, vomiting, diarrhea, abdominal pain, dysuria, or hematuria.",
+                    "There is no history of hypertension, diabetes, heart disease, kidney stones, or hematuria.",
+                    "She denies a history of stroke, bright red blood per rectum, asthma, or hematuria.",
                     "REVIEW OF SYSTEMS: Negative for fever, chills, nausea, vomiting, diarrhea, dysuria, or hematuria."):
         assert not tells(negated, hematuria, [0]), negated
     for affirmed in ("Denies fever, chills, night sweats, weight loss, reports gross hematuria.",
