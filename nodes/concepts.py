@@ -927,7 +927,7 @@ def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
 CONTEXT = frozenset("""
 elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
-girls pregnant mother mothers father fathers family families smoker smokers nonsmoker nonsmokers veteran veterans
+girls pregnant mother mothers father fathers family families nonsmoker nonsmokers veteran veterans
 husband husbands wife wives spouse spouses partner son sons daughter daughters friend friends mom moms mum mums dad
 dads parent parents brother brothers sister sisters sibling siblings grandmother grandmothers grandfather grandfathers
 grandma grandpa grandparent grandparents grandson grandsons granddaughter granddaughters grandchild grandchildren aunt
@@ -1078,11 +1078,11 @@ def touches(text: str, concepts: list[Concept]) -> bool:
 #: NegEx, Chapman et al. 2001, abridged): "denies chest pain", "no history of diabetes", "off anticoagulation",
 #: "stopped warfarin", "migraine without aura", "former smoker"; and pairs of them ("negative for", "ruled out").
 NEGATIONS = frozenset("""no not neither nor denies denied deny without never off stopped discontinued declined former
-quit""".split())
+quit ceased""".split())
 NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
                             ("rules", "out"), ("rule", "out")})
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out", "a smoker who quit").
-UNDOING = frozenset("stopped discontinued quit".split())
+UNDOING = frozenset("stopped discontinued quit ceased".split())
 UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
 #: Words that put a mention on someone other than the patient, as ConText's experiencer does ("FAMILY HISTORY: Mother
 #: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.
@@ -1148,6 +1148,26 @@ def _itemized(clause: str) -> list[tuple[str, int]]:
         end = match.end()
         found.append((match.group(0).casefold().replace("’", "'"), commas))
     return found
+
+
+def _denied_past_small_words(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether a trigger in the mention's item of its clause (up to a comma: lists are :func:`_denied_in_list`'s)
+    reaches the mention at ``at`` counting only the words that say something (not stop words): "The patient denies
+    the use of any type of cigarette" denies cigarettes. A word that affirms (:data:`_AFFIRMING`, unless a trigger
+    stands just before it) stops the reach: "not have diabetes and is on metformin for prediabetes"."""
+    said = 0
+    for i in range(at - 1, -1, -1):
+        word = words[i]
+        if items[i] != items[at]:
+            return False
+        if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
+            return True
+        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]):
+            return False
+        said += word not in lexical.STOP_WORDS
+        if said >= NEGATION_REACH:
+            return False
+    return False
 
 
 def _denied_in_list(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
@@ -1230,6 +1250,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             negated = (any(word in NEGATIONS for word in before) or _denied_in_list(words, items, places[0])
+                       or _denied_past_small_words(words, items, places[0])
                        or any(word in UNDOING for word in after)
                        or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
@@ -1338,7 +1359,7 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     context (:func:`is_context`; every concept, when it names nothing else) — or the patient it is about is
     held by no leaf (``unknown_patient``, known once the leaves have answered).
 
-    An answer that names patients (``naming``: its best hit is a patient's record) must hold for all of what the
+    An answer that names patients (``naming``: its hits are patients' records) must hold for all of what the
     question is about: one thing it asks about that no record mentions — but for the alternatives it offers
     ("lupus or psoriasis": one of them is enough) — and the patients such an answer would name are not the
     ones asked about ("Which patients with gout took methotrexate?" when no record mentions methotrexate).

@@ -176,7 +176,7 @@ class Gateway(NodeService):
         analysis, stats, later = respelled(analysis, stats, answer.hits) or (analysis, stats, {})
         answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
         answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
-                                                  naming=bool(answer.hits and answer.hits[0].patient))
+                                                  naming=of_patients(answer.hits))
         if asked:  # "women", "men": no record need say it of the patients their sex and age were judged by
             answer.absent = [text for text in answer.absent if not whom(text)]
         if answer.closest:
@@ -430,6 +430,12 @@ def _read(question: str) -> str:
     return written_out(unsigned(question[:MAX_ANALYZED_CHARS]))
 
 
+def of_patients(hits: list[Hit]) -> bool:
+    """Whether ``hits`` are patients' records — some of them name their patient (a note whose patient went unnamed,
+    ranked first, makes the others no reference texts) — and an answer from them names patients."""
+    return any(hit.patient for hit in hits)
+
+
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
     """What an extractive answer that names patients leans on (a reference text is quoted as it reads, from where it
     mentions what its best passage mentions of what is asked: :attr:`summarizer.answer.Focus.says`): the passages that
@@ -446,7 +452,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if not focal(analysis) or not answer.hits:
         return Focus()
     groups = asked(analysis)
-    if not answer.hits[0].patient:  # a reference text, quoted from where it mentions what its best passage mentions
+    if not of_patients(answer.hits):  # reference texts, quoted from where they mention what the best one mentions
         things = [[analysis.concepts[i] for i in group] for group in groups]
         return Focus(says=lambda text: frozenset(g for g, concepts in enumerate(things) if mentions(text, concepts)))
     about = [i for group in groups for i in group]

@@ -774,6 +774,35 @@ async def test_former_and_never_are_answered_as_asked(demo_federation, nc):
     assert "never been told he had diabetes" not in never.answer, never.answer
 
 
+async def test_smokers_asked_alone_are_what_is_asked(nats_server, embedder, nc, tmp_path):
+    """"Which patients are current smokers?" asked of the case study quoted "Patient reports he is a former smoker"
+    and "…denies the use of any type of cigarette": *smokers* was only context (as in "Which smokers have COPD?"), so
+    with nothing else asked nothing was checked. Smoking is asked like any finding."""
+    import json
+
+    from nodes.run.federation import Federation
+    from nodes.run.spec import FederationSpec
+
+    notes = [("Ann Lee", "SOCIAL HISTORY: Current smoker, one pack a day for twenty years."),
+             ("Bo Chen", "SOCIAL HISTORY: Former smoker who quit in 2010."),
+             ("Di Park", "She ceased tobacco use several years ago and continues to abstain."),
+             ("Cy Diaz", "SOCIAL HISTORY: The patient denies the use of any type of cigarette or tobacco product.")]
+    (tmp_path / "clinic.jsonl").write_text("".join(json.dumps({"id": f"n{i}", "text": text, "patient": who}) + "\n"
+                                                   for i, (who, text) in enumerate(notes)))
+    (tmp_path / "fed.toml").write_text('[federation]\nstate_dir = "state"\n[orgs.north.units.clinic]\n'
+                                       'data = "clinic.jsonl"\n')
+    federation = Federation(FederationSpec.load(tmp_path / "fed.toml"), nats_server.url, processes=False,
+                            verbose=False, embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        for question in ("Which patients are current smokers?", "Which patients are smokers?"):
+            answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+            assert answer.answer_info.status == "successful" and "Ann Lee" in answer.answer, answer.answer
+            assert "Bo Chen" not in answer.answer and "Cy Diaz" not in answer.answer and "Di Park" not in answer.answer
+    finally:
+        await federation.stop()
+
+
 async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_federation, nc):
     from nodes.concepts import mentions, tells
     from summarizer.answer import _CITED
@@ -1157,6 +1186,21 @@ def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
                  hematuria, [0]), "what an item affirms"
     assert tells("Denies chest pain, palpitations, and for the last two weeks gross hematuria.", hematuria, [0]), \
         "an item too long for a list's"
+
+
+def test_a_negation_reaches_six_words_that_say_something_within_its_item():
+    """"Which patients are current smokers?" asked of the case study quoted "The patient denies the use of any type of
+    cigarette or tobacco product": seven words back, four of them small."""
+    from nodes.concepts import tells
+
+    assert not tells("The patient denies the use of any type of cigarette or tobacco product.",
+                     analyse("Which patients smoke?"), [0])
+    assert not tells("No signs of any acute infection on the chest x-ray to suggest pneumonia.",
+                     analyse("Which patients have pneumonia?"), [0])
+    assert tells("He does not have diabetes and is on metformin for his prediabetes.",
+                 analyse("Which patients have prediabetes?"), [0]), "what affirms ends it"
+    assert tells("There is no sign of any fracture of the ankle, and the pain of his gout is worse.",
+                 analyse("Which patients have gout?"), [0]), "a comma ends it"
 
 
 def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes():
