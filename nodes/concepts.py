@@ -1098,7 +1098,7 @@ NORMAL = frozenset("normal unremarkable negative undetectable".split())
 _TO_NORMAL = frozenset("is was were are remains remained within".split())
 #: How many words before a mention a trigger reaches, and how many after it an undoing word.
 NEGATION_REACH, UNDOING_REACH = 6, 3
-#: How many words an item of a list a negation opens may have (:func:`_denied_in_list`).
+#: How many words an item of a list a negation opens may have (:func:`_denied_further`).
 LIST_ITEM = 5
 #: Words that affirm what follows them in a list, ending a negation's reach through it ("denies fever, reports cough").
 _AFFIRMING = frozenset("""reports reported endorses endorsed has had have admits admitted complains complained notes
@@ -1150,41 +1150,28 @@ def _itemized(clause: str) -> list[tuple[str, int]]:
     return found
 
 
-def _denied_past_small_words(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
-    """Whether a trigger in the mention's item of its clause (up to a comma: lists are :func:`_denied_in_list`'s)
-    reaches the mention at ``at`` counting only the words that say something (not stop words): "The patient denies
-    the use of any type of cigarette" denies cigarettes. A word that affirms (:data:`_AFFIRMING`, unless a trigger
-    stands just before it) stops the reach: "not have diabetes and is on metformin for prediabetes"."""
-    said = 0
+def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether a negation trigger further back than :data:`NEGATION_REACH` words reaches the mention at ``at`` of a
+    clause whose words are in comma-separated ``items``: within the mention's item counting only the words that say
+    something, not stop words ("The patient denies the use of any type of cigarette" denies cigarettes), or, however
+    far back, through the list the trigger opens, every item of at most :data:`LIST_ITEM` words before the mention
+    ("Denies obstructive sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease": a
+    review of systems lists what is denied). A word that affirms (:data:`_AFFIRMING`, unless a trigger stands just
+    before it: "no history of", "denies a history of") ends both reaches: "denies chest pain, reports a cough,
+    pneumonia", "not have diabetes and is on metformin for prediabetes"."""
+    said = length = 0  # the words that say something in the mention's item; the words of the item walked through
+    in_item = listed = True  # whether a trigger would still reach it within its item, or through a list
     for i in range(at - 1, -1, -1):
         word = words[i]
-        if items[i] != items[at]:
-            return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
-            return True
+            return in_item if items[i] == items[at] else listed
         if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]):
             return False
         said += word not in lexical.STOP_WORDS
-        if said >= NEGATION_REACH:
-            return False
-    return False
-
-
-def _denied_in_list(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
-    """Whether the mention at ``at`` is an item of a list a negation opens, however far back: "Denies obstructive
-    sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease" denies the last too (a
-    review of systems lists what is denied). Every item between is short (:data:`LIST_ITEM` words before the mention
-    in its own) and affirms nothing
-    (:data:`_AFFIRMING`: "denies chest pain, reports a cough, pneumonia" stops at the cough)."""
-    length = 0  # the words of the item being walked back through, up to the mention in its own
-    for i in range(at - 1, -1, -1):
-        word = words[i]
-        if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
-            return items[i] < items[at]
+        in_item = in_item and items[i] == items[at] and said < NEGATION_REACH
         length = length + 1 if items[i] == items[i + 1] else 1
-        # not "no history of", "denies a history of"
-        affirms = word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i])
-        if affirms or length > LIST_ITEM:
+        listed = listed and length <= LIST_ITEM
+        if not (in_item or listed):
             return False
     return False
 
@@ -1249,8 +1236,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 said.add(None)
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            negated = (any(word in NEGATIONS for word in before) or _denied_in_list(words, items, places[0])
-                       or _denied_past_small_words(words, items, places[0])
+            negated = (any(word in NEGATIONS for word in before) or _denied_further(words, items, places[0])
                        or any(word in UNDOING for word in after)
                        or (undone and len(words) - places[-1] <= UNDOING_REACH)
                        or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))

@@ -171,8 +171,10 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     most = (kinds.PASSAGE_BONUS if kind is not None else 0.0) + (MENTION_BONUS if about else 0.0) + 1e-9
     named = named_share(list(about))
     fused: list[tuple[tuple[float, str, str], float, Hit]] = []
+    digests = [hit.digest for hit in candidates.values() if hit.digest] if collapse else []
+    copies = len(set(digests)) < len(digests)  # copies of one evidence among them: the k-th counts each group once
     for base, hit in based:
-        if base + most < _kth(fused, k, collapse):
+        if base + most < _kth(fused, k, copies):
             break  # neither this candidate nor any after it (none scores more before its bonuses) reaches the top k
         score = base
         if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
@@ -180,16 +182,21 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
         if about and hit.patient and hit.text:
             score += MENTION_BONUS * named(hit.text)
         insort(fused, (hit.order_key(score), score, hit), key=lambda entry: entry[0])
+    if not copies:
+        return [hit.model_copy(update={"score": score}) for _, score, hit in fused[:k]]
     scored = [hit.model_copy(update={"score": score}) for _, score, hit in fused]
-    return [_listed_once(hit) for hit in select(scored, k, collapse=collapse)]
+    return [_listed_once(hit) for hit in select(scored, k)]
 
 
-def _kth(fused: list[tuple[tuple[float, str, str], float, Hit]], k: int, collapse: bool) -> float:
-    """The score of the ``k``-th piece of evidence fused so far (copies of one count once), or minus infinity."""
+def _kth(fused: list[tuple[tuple[float, str, str], float, Hit]], k: int, copies: bool) -> float:
+    """The score of the ``k``-th piece of evidence fused so far (``copies``: some are copies of one, which count
+    once), or minus infinity."""
+    if not copies:
+        return fused[k - 1][1] if len(fused) >= k else float("-inf")
     seen: set[str] = set()
     count = 0
     for _, score, hit in fused:
-        if collapse and hit.digest:
+        if hit.digest:
             if hit.digest in seen:
                 continue
             seen.add(hit.digest)

@@ -61,7 +61,7 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
     names = {row["Id"]: person_name(row["FIRST"], row["LAST"])
              for _, row in csv_rows(tables["patients"], side, ("Id", "FIRST", "LAST"))}
     joined = {heading: _by_encounter(folder / f"{name}.csv", side, said)
-              for heading, name, said in _JOINED if name in tables or (folder / f"{name}.csv").is_file()}
+              for heading, name, said in _JOINED if (folder / f"{name}.csv").is_file()}
     if side.skipped_count:
         report.notes.append(f"{side.skipped_count} rows of the joined tables were skipped")
     for line, row in csv_rows(tables["encounters"], report, ("Id", "START", "PATIENT", "ENCOUNTERCLASS", "DESCRIPTION")):
