@@ -90,6 +90,8 @@ class Answer(SearchResult):
     Attributes:
         patients: the patient filter the federation applied (empty when the search was not
             restricted); ``names`` says which leaves knew each name.
+        per_patient: the question asked which patients, so each patient is one hit: their best passage, listing their
+            others among the candidates as its ``duplicates`` (:attr:`bus.messages.Query.per_patient`).
         embedding: the query vector the gateway used, when the request asked for it (so a
             centralized baseline can be searched with exactly the same vector); ``focused``, likewise, the one the
             named patients' passages were scored by (:attr:`bus.messages.Query.focused`), if any.
@@ -120,6 +122,7 @@ class Answer(SearchResult):
     read_as: dict[str, str] = Field(default_factory=dict, max_length=MAX_CONCEPTS)
     closest: bool = False
     context: list[Hit] = Field(default_factory=list)
+    per_patient: bool = False
 
     def falls_short(self) -> str | None:
         """Why the hits are only the closest records, not evidence, if they are — what no record mentions

@@ -211,7 +211,9 @@ class Query(_Model):
     ``focused`` is the question without the patients' names it filters by, embedded alike (empty: none): a leaf
     holding a named patient scores those patients' passages, and weighs their sentences, by it — by what is asked of
     them, not by whom ("Is Justin on apixaban?" is nearer his social history than his apixaban; "Is on apixaban?" is
-    not).
+    not). ``per_patient`` (a question asking which patients, :func:`nodes.demographics.asks_which`) makes every passage
+    about one patient one piece of evidence, as copies are (``collapse``): each patient's best hit
+    stands for them, listing the others.
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
     them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with
@@ -229,6 +231,7 @@ class Query(_Model):
     fetch_k: int = Field(FETCH_K, ge=1, le=MAX_FETCH_K)
     filters: Filters = Field(default_factory=Filters)
     collapse: bool = True
+    per_patient: bool = False
     summarize: Summarize = "none"
     vectors: bool = False
     mode: Mode = "dense"
@@ -303,8 +306,9 @@ class Hit(_Model):
     question, so the gateway can fuse both on scores (:func:`nodes.merge.fuse`); ``sentence``, in a hybrid
     question, the cosine similarity of the passage's quotable sentence most similar to the question (vectors
     stored at ingestion; ``None`` if it has none). ``digest`` identifies the
-    passage's normalized text and patient: hits with the same digest are copies of one piece of
-    evidence, and the first in the order lists the others in ``duplicates``. ``sentences`` (only in answer to
+    passage's normalized text and patient (in answer to a query ``per_patient``, its patient's name alone): hits
+    with the same digest are copies of one piece of evidence, and the first in the order lists the others in
+    ``duplicates``. ``sentences`` (only in answer to
     ``want = "sentences"``) holds the float32 vectors of the passage's quotable sentences
     (:func:`summarizer.sentences.quotable` of its text and patient), in order, as they were embedded at ingestion.
     """

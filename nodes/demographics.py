@@ -110,6 +110,26 @@ def whom(question: str) -> Whom:
     return Whom(sex, low, high)
 
 
+#: Whom a question asks for when its answer is patients: "Which patients have gout?", "Which of our women …", "How many
+#: patients …" (not "How many people get …": a frequency), "List all patients with …", "Any children with …".
+_WHICH_OF = re.compile(r"\b(?:(?:which|what|any|list(?:\s+all)?(?:\s+(?:the|of\s+the))?|name|find(?:\s+all)?|show"
+                       r"(?:\s+me)?(?:\s+all)?(?:\s+the)?)\s+(?:of\s+(?:the|our|my|these)\s+)?(?:\w+\s+)?"
+                       r"(?:patients|people|persons|individuals|adults|women|men|males|females|children|kids|girls|boys"
+                       r"|residents|veterans|smokers|diabetics|members)|how\s+many\s+(?:of\s+(?:the|our|my|these)\s+)?"
+                       r"(?:\w+\s+)?patients)\b", re.IGNORECASE)
+#: … or "Who is on insulin?", "Who had a colonoscopy?", "Whose MRI showed …" — not "Who is at risk …", "Who should …",
+#: "Who gets …" (reference texts' questions of susceptibility).
+_WHO = re.compile(r"(?:^|[.?!,:;]\s*)(?:who(?!\s+(?:is|are)\s+(?:at\s+risk|likely|more\s+likely|affected|eligible)\b|\s+"
+                  r"(?:should|gets?|can|may|might|would|could)\b)\s+\w|whose\s+\w)", re.IGNORECASE)
+
+
+def asks_which(question: str) -> bool:
+    """Whether ``question`` asks which patients: its answer is patients, each of whose passages stand for them once
+    (:attr:`bus.messages.Query.per_patient`), so that one patient's many visits do not fill the top k ("Who is on
+    insulin?" gave ten of one patient's encounters, each listing a slightly different set of drugs)."""
+    return bool(_WHICH_OF.search(question) or _WHO.search(question))
+
+
 @dataclass
 class Facts:
     """What a patient's hits say of them: their sexes and ages (usually one of each; none when nothing says)."""

@@ -53,7 +53,7 @@ from nodes._service import NodeService
 from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
                             things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
-from nodes.demographics import Whom, kept, whom, widened
+from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
 from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unsigned
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
@@ -159,11 +159,13 @@ class Gateway(NodeService):
         unsummarized = grounding(analysis, stats, naming=True)[1]
         # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
         asked = whom(ask.question) if stats is not None and stats.people else Whom()
+        # … and, asking which patients, one hit each: a patient's many visits do not fill the top k
+        per_patient = bool(stats is not None and stats.people and asks_which(ask.question))
         wide = widened(asked, k)
         asked_k = depth(wide) if ask.mode == "hybrid" else wide  # a hybrid question fuses a deeper dense list
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=asked_k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
-                                  collapse=ask.collapse,
+                                  collapse=ask.collapse, per_patient=per_patient and ask.collapse,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None,
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
@@ -340,6 +342,7 @@ class Gateway(NodeService):
             hits = fuse(dense, lexical, k, kind_of(ask.question), about, collapse=ask.collapse)
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
+                        per_patient=query.per_patient,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,
                         focused=(query.focused or None) if ask.include_embedding else None,

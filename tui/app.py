@@ -204,7 +204,7 @@ class FedragApp(App[None]):
 
     @on(EvidenceTable.PassageHighlighted)
     async def _passage(self, event: EvidenceTable.PassageHighlighted) -> None:
-        await self.query_one(PassageView).show_passage(event.row.hit)
+        await self.query_one(PassageView).show_passage(event.row.hit, bool(self.answer and self.answer.per_patient))
 
     @on(Cited)
     def _cited(self, event: Cited) -> None:

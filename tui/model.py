@@ -202,14 +202,16 @@ def citations(text: str) -> list[int]:
     return list(dict.fromkeys(int(n) for n in _CITATION.findall(text)))
 
 
-def passage_details(hit: Hit) -> str:
-    """The whole passage, its metadata and its collapsed copies, as Markdown."""
+def passage_details(hit: Hit, per_patient: bool = False) -> str:
+    """The whole passage, its metadata and its collapsed copies (``per_patient``: the patient's other passages the
+    answer folded into it, :attr:`bus.asking.Answer.per_patient`), as Markdown."""
     lines = [f"**{hit.patient or 'no patient'}** · `{hit.path}` · `{hit.id}` · score {hit.score:.3f}", ""]
     lines.append("*released only as a summary: no text*" if hit.withheld else hit.text.replace("\n", "  \n"))
     if hit.metadata:
         lines += ["", " · ".join(f"{key}: {value}" for key, value in sorted(hit.metadata.items()))]
     if hit.duplicates:
-        lines += ["", "Same text also in: " + ", ".join(f"`{d.path}` `{d.id}`" for d in hit.duplicates)]
+        said = "More of this patient's passages: " if per_patient else "Same text also in: "
+        lines += ["", said + ", ".join(f"`{d.path}` `{d.id}`" for d in hit.duplicates)]
     return "\n".join(lines)
 
 

@@ -30,7 +30,7 @@ from bus.subjects import org_of
 from nodes.data import _sentences, lexical
 from nodes.data.index import TOLERANCE, best_scores
 from nodes.data.store import LeafStore
-from nodes.data.topk import Candidates, digest, search_complete
+from nodes.data.topk import Candidates, evidence, search_complete
 
 #: Whether a caller may see a passage with these metadata — its record's, and its ``record_id`` — (the leaf's
 #: per-document policy).
@@ -189,7 +189,8 @@ class PassageRetriever:
                 if read.visible(metadata):
                     read.found[label] = dict(
                         id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
-                        metadata=metadata, digest=digest(passage.body, passage.patient), similarity=similarity,
+                        metadata=metadata, digest=evidence(passage.body, passage.patient, read.query.per_patient),
+                        similarity=similarity,
                         bm25=None if read.bm25 is None else read.bm25.get(label, 0.0),
                         vector=np.asarray(stored, dtype="<f4").tobytes() if read.query.vectors else None,
                         sentences=self._carried_sentences(passage) if read.query.want == "sentences" else None)

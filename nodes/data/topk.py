@@ -9,7 +9,8 @@ Hits with the same :func:`digest` (normalized text + patient) are one piece of e
 in the order is kept and lists the others in ``duplicates`` (:func:`select`). Collapsing at a leaf,
 then again at every merge, gives the same groups as collapsing once over everything: a group's first
 member is first within its own leaf too, and a leaf's top k groups contain every group of the global
-top k that it holds.
+top k that it holds. A question asking which patients groups by patient instead (:func:`patient_digest`): one
+hit each, by the same argument.
 
 A leaf asks its index for candidates in growing batches (:func:`search_complete`) until no passage
 it has not scored can still reach its k-th score, and returns every hit tied with that score, so a
@@ -41,6 +42,23 @@ def digest(text: str, patient: str | None) -> str | None:
     normal = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
     person = " ".join(patient.casefold().split())
     return hashlib.sha256(f"{person}\x1f{normal}".encode()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=4_096)
+def patient_digest(patient: str | None) -> str | None:
+    """The identity of the evidence about a patient, when a question asks which patients
+    (:attr:`bus.messages.Query.per_patient`): every passage about them is one piece of it, their best passage first
+    lists the others (none for a passage about nobody in particular). By name, as :func:`digest` is, so that which
+    leaf or organization holds a passage changes nothing."""
+    if not patient:
+        return None
+    person = " ".join(patient.casefold().split())
+    return hashlib.sha256(f"patient\x1f{person}".encode()).hexdigest()[:32]
+
+
+def evidence(text: str, patient: str | None, per_patient: bool) -> str | None:
+    """A passage's digest as a query groups its hits: its patient's (``per_patient``) or its text's."""
+    return patient_digest(patient) if per_patient else digest(text, patient)
 
 
 def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False) -> list[Hit]:

@@ -41,13 +41,16 @@ ASK_DEADLINE_MS = 60_000
 _CITATION = re.compile(r"\s*\[\d+\]")
 
 
-def ranked_records(hits: Sequence[Hit]) -> list[str]:
+def ranked_records(hits: Sequence[Hit], copies: bool = True) -> list[str]:
     """The records the hits stand for, in rank order: each hit's record, then the records of the copies of
-    its text it collapsed (they hold the same words); repeats are left for the metrics to skip."""
+    its text it collapsed (they hold the same words; not with ``copies`` false: the hits of a question asking which
+    patients fold in each patient's other passages, which say other things — :attr:`bus.asking.Answer.per_patient`);
+    repeats are left for the metrics to skip."""
     records = []
     for hit in hits:
         records.append(record_of(hit))
-        records += [record_of_passage(copy.id) for copy in hit.duplicates]
+        if copies:
+            records += [record_of_passage(copy.id) for copy in hit.duplicates]
     return records
 
 
@@ -131,8 +134,10 @@ async def ask_one(nc, question: Question, mode: str, creds: Credentials | None, 
         answer = await ask(nc, request, headers=(lambda: creds.headers(question.text)) if creds else None)
     except AskError as exc:
         return Outcome(question, mode, [], status=f"error: {exc.wire_type}", took_ms=_ms(started))
-    outcome = Outcome(question, mode, ranked_records(answer.hits), status=_status(answer), partial=answer.partial,
-                      took_ms=_ms(started), scored=[(h.id, h.score) for h in answer.hits])
+    outcome = Outcome(question, mode, ranked_records(answer.hits, copies=not answer.per_patient), status=_status(answer),
+                      partial=answer.partial,
+                      took_ms=_ms(started), scored=[(h.id, h.score) for h in answer.hits],
+                      patients=list(dict.fromkeys(h.patient for h in answer.hits if h.patient)))
     text = answer.answer or ""
     outcome.names_somebody = names_somebody(text, people)
     if question.answer:
@@ -141,7 +146,7 @@ async def ask_one(nc, question: Question, mode: str, creds: Credentials | None, 
         outcome.rouge_top = rouge_l(answer.hits[0].text, question.answer) if answer.hits else 0.0
     if central is not None and answer.embedding is not None:
         expected = central.as_answered(answer, mode, K)
-        outcome.central = ranked_records(expected)
+        outcome.central = ranked_records(expected, copies=not answer.per_patient)
         outcome.identical = [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected]
     return outcome
 

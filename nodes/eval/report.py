@@ -7,6 +7,8 @@ mode so the modes read side by side) and as JSON. Its figures, per mode and per 
   (:mod:`nodes.eval.metrics`), and the same over the centralized index's rankings, mode by mode;
 * answers over the questions with a gold answer: the extractive answer's ROUGE-L (an answer saying
   the evidence is not enough scores 0) beside the top passage's (quoting the first hit);
+* questions asking which patients, for sets that say who the answer is: of the patients the hits are about, how
+  many are the answer (precision), and how many of the answer's patients they are (recall, of at most k);
 * negatives, for sets that have them: the share rejected (``insufficient``, naming nobody, and about someone held
   nowhere with no other patient's records), and the
   share of the answerable questions that were wrongly found ``insufficient``.
@@ -40,6 +42,7 @@ class Outcome:
         central: the centralized index's ranking for the same query vector and terms, in the same mode.
         identical: the federation's hits are the centralized index's: passages, order and scores.
         scored: the hits' passages and scores, in rank order.
+        patients: the patients the hits are about, each once, in rank order.
     """
 
     question: Question
@@ -54,6 +57,7 @@ class Outcome:
     central: list[str] | None = None
     identical: bool | None = None
     scored: list[tuple[str, float]] = field(default_factory=list)
+    patients: list[str] = field(default_factory=list)
 
     @property
     def rejected(self) -> bool:
@@ -89,6 +93,17 @@ def _answers(outcomes: Sequence[Outcome]) -> dict | None:
         return None
     return {"questions": len(gold), "rouge_l": mean(o.rouge_answer for o in gold),
             "rouge_l_top_passage": mean(o.rouge_top for o in gold)}
+
+
+def _patients(outcomes: Sequence[Outcome]) -> dict | None:
+    asked = [o for o in outcomes if o.question.patients]
+    if not asked:
+        return None
+    found = [len(set(o.patients) & set(o.question.patients)) for o in asked]
+    return {"questions": len(asked), "found": sum(found), "answer": sum(len(o.question.patients) for o in asked),
+            "named": sum(len(o.patients) for o in asked),
+            "recall": mean(n / min(K, len(o.question.patients)) for n, o in zip(found, asked)),
+            "precision": mean(n / len(o.patients) if o.patients else 0.0 for n, o in zip(found, asked))}
 
 
 def _negatives(outcomes: Sequence[Outcome]) -> dict | None:
@@ -131,7 +146,7 @@ class EvalResult:
         outcomes = self.of(mode)
         answerable = [o for o in outcomes if not o.question.negative]
         figures = {"mode": mode, "questions": len(outcomes), "retrieval": _retrieval(outcomes),
-                   "answers": _answers(outcomes), "negatives": _negatives(outcomes),
+                   "answers": _answers(outcomes), "patients": _patients(outcomes), "negatives": _negatives(outcomes),
                    "insufficient": sum(o.status == "insufficient" for o in answerable),
                    "errors": sum(o.status.startswith("error") for o in outcomes),
                    "partial": sum(o.partial for o in outcomes), "mean_ms": mean(o.took_ms for o in outcomes),
@@ -176,6 +191,7 @@ class EvalResult:
                           "same query vectors", *text_table(rows, first_left=True),
                           f"identical top-{K} (passages, order, scores): {s['identical']}/{s['questions']} questions", ""]
         lines += self._types_table(summaries)
+        lines += self._patients_table(summaries)
         lines += self._negatives_table(summaries)
         return "\n".join(lines).rstrip()
 
@@ -191,6 +207,18 @@ class EvalResult:
                              *(_f(found.get(m)) for m in RETRIEVAL), _f(said.get("rouge_l")),
                              _f(said.get("rouge_l_top_passage"))))
         return ["per question type", *text_table(rows, first_left=True), ""] if types else []
+
+    def _patients_table(self, summaries: list[dict]) -> list[str]:
+        if not summaries or summaries[0]["patients"] is None:
+            return []
+        rows = [("mode", "questions", "patients who are the answer", f"found in the top {K}", "patients the hits are about",
+                 f"recall@{K}", f"precision@{K}")]
+        for s in summaries:
+            got = s["patients"]
+            rows.append((s["mode"], str(got["questions"]), str(got["answer"]), str(got["found"]), str(got["named"]),
+                         _f(got["recall"]), _f(got["precision"])))
+        return ["questions asking which patients, by the patients the hits are about", *text_table(rows, first_left=True),
+                ""]
 
     def _negatives_table(self, summaries: list[dict]) -> list[str]:
         if not summaries or summaries[0]["negatives"] is None:

@@ -52,6 +52,7 @@ class Question:
         relevant: the ids of the records that answer it, with their grades (1 in a binary set).
         answer: the gold answer's text, if the set has one (for ROUGE-L).
         negative: nothing in the set answers it: the right answer says so.
+        patients: for a question asking which patients, the patients who are the answer.
     """
 
     id: str
@@ -60,6 +61,7 @@ class Question:
     relevant: dict[str, int] = field(default_factory=dict)
     answer: str | None = None
     negative: bool = False
+    patients: tuple[str, ...] = ()
 
 
 @dataclass
@@ -202,7 +204,8 @@ def pubmedqa(data: Path) -> LabelledSet:
 
 
 def demo_negatives(data: Path | None = None) -> LabelledSet:
-    """The demo federation with its own questions (the trends' with their notes as relevant) and the negatives.
+    """The demo federation with its own questions (the trends' with their notes as relevant, and their patients as the
+    answer) and the negatives.
 
     Raises:
         SpecError: the demo corpus or its tables mention what a negative asks about (it would be answerable).
@@ -215,9 +218,11 @@ def demo_negatives(data: Path | None = None) -> LabelledSet:
     problems = neg.check_absent(texts + neg.vocabulary())
     if problems:
         raise SpecError(f"nodes/eval/negatives.py needs other questions: {'; '.join(problems)}")
-    trends = {trend.question: trend.record_ids for trend in corpus.trends}
+    trends = {trend.question: trend for trend in corpus.trends}
     questions = [Question(f"demo-{n:02d}", text, "trend" if text in trends else "answerable",
-                          {rid: 1 for rid in trends.get(text, ())}) for n, text in enumerate(corpus.questions(), 1)]
+                          {rid: 1 for rid in trends[text].record_ids} if text in trends else {},
+                          patients=trends[text].patients if text in trends else ())
+                 for n, text in enumerate(corpus.questions(), 1)]
     for prefix, kind, negatives in (("absent", neg.ABSENT_TYPE, neg.ABSENT), ("partly", neg.PARTLY_TYPE, neg.PARTLY_ABSENT),
                                     ("person", neg.PERSON_TYPE, neg.UNKNOWN_PEOPLE)):
         questions += [Question(f"{prefix}-{n:02d}", q.text, kind, negative=True) for n, q in enumerate(negatives, 1)]

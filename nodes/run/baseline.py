@@ -22,8 +22,8 @@ from bus.subjects import org_of
 from nodes.data.index import best_scores, exact_scores
 from nodes.data.chunking import Passage
 from nodes.data import lexical
-from nodes.data.topk import Candidates, digest, search_complete, select
-from nodes.demographics import Whom, kept, whom, widened
+from nodes.data.topk import Candidates, evidence, search_complete, select
+from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth
 from summarizer.kinds import kind_of
 from nodes.run.spec import FederationSpec
@@ -164,10 +164,12 @@ class CentralIndex:
         return cls(paths, passages, np.concatenate(matrices) if matrices else np.empty((0, 0), np.float32), sentences)
 
     def search(self, vector: np.ndarray, k: int, patients: list[str] | None = None, *,
-               collapse: bool = True, bm25: dict[int, float] | None = None, sentences: bool = False) -> list[Hit]:
+               collapse: bool = True, bm25: dict[int, float] | None = None, sentences: bool = False,
+               per_patient: bool = False) -> list[Hit]:
         """The central top ``k`` for ``vector``, restricted to ``patients`` when given (each hit with its BM25
         from ``bm25``, by row, when given, and with ``sentences`` its best sentence's similarity, as a leaf's hits
-        of a hybrid question)."""
+        of a hybrid question; ``per_patient``: each patient's passages one piece of evidence, as a leaf groups them,
+        :attr:`bus.messages.Query.per_patient`)."""
         vector = np.asarray(vector, dtype=np.float32)
         rows = np.arange(len(self.passages))
         if patients:
@@ -182,8 +184,8 @@ class CentralIndex:
             chosen = order[:n]
             scores = exact_scores(self.matrix[chosen], vector)
             best = self._best_sentences(chosen, vector) if sentences else [None] * len(chosen)
-            hits = [self._hit(int(i), float(s), float(s), None if bm25 is None else bm25.get(int(i), 0.0), b)
-                    for i, s, b in zip(chosen, scores, best)]
+            hits = [self._hit(int(i), float(s), float(s), None if bm25 is None else bm25.get(int(i), 0.0), b,
+                              per_patient=per_patient) for i, s, b in zip(chosen, scores, best)]
             bound = float(approx[len(chosen) - 1]) + 1e-9 if len(chosen) else float("-inf")
             return Candidates(hits, bound=bound, exhausted=len(chosen) >= len(order))
 
@@ -191,14 +193,15 @@ class CentralIndex:
 
     def lexical(self, terms: list[str], k: int, patients: list[str] | None = None, *, collapse: bool = True,
                 vector: np.ndarray | None = None, bm25: dict[int, float] | None = None,
-                sentences: bool = False) -> list[Hit]:
+                sentences: bool = False, per_patient: bool = False) -> list[Hit]:
         """The central top ``k`` by BM25 over every passage for the question's ``terms`` (as the gateway sends them),
         each hit with its cosine similarity to ``vector`` when given, and with ``sentences`` its best sentence's
         (``bm25``: :meth:`bm25` already computed)."""
         bm25 = self.bm25(terms, patients) if bm25 is None else bm25
         rows = sorted(bm25)
         similarity = exact_scores(self.matrix[rows], vector) if vector is not None and rows else [None] * len(rows)
-        hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row]) for row, s in zip(rows, similarity)]
+        hits = [self._hit(row, bm25[row], None if s is None else float(s), bm25[row], per_patient=per_patient)
+                for row, s in zip(rows, similarity)]
         chosen = select(hits, k, collapse=collapse)
         if sentences and vector is not None:
             best = self._best_sentences([self._rows[(hit.path, hit.id)] for hit in chosen], vector)
@@ -226,14 +229,16 @@ class CentralIndex:
             vector = focused
         asked = whom(question) if self._of_patients else Whom()
         wide = widened(asked, k)
+        each = collapse and self._of_patients and asks_which(question)
         if mode == "dense":
-            return kept(asked, self.search(vector, wide, patients, collapse=collapse))[0][:k]
+            return kept(asked, self.search(vector, wide, patients, collapse=collapse, per_patient=each))[0][:k]
         if mode == "lexical":
-            return kept(asked, self.lexical(terms, wide, patients, collapse=collapse))[0][:k]
+            return kept(asked, self.lexical(terms, wide, patients, collapse=collapse, per_patient=each))[0][:k]
         bm25, deep = self.bm25(terms, patients), depth(wide)
-        return fuse(*kept(asked, self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True),
+        return fuse(*kept(asked, self.search(vector, deep, patients, collapse=collapse, bm25=bm25, sentences=True,
+                                             per_patient=each),
                           self.lexical(terms, lexical_depth(wide), patients, collapse=collapse, vector=vector, bm25=bm25,
-                                       sentences=True)),
+                                       sentences=True, per_patient=each)),
                     k, kind_of(question), about or (), collapse=collapse)
 
     def as_answered(self, answer: Answer, mode: str, k: int, *, collapse: bool = True) -> list[Hit]:
@@ -259,11 +264,12 @@ class CentralIndex:
         return best_scores([self._sentence_rows[int(row)] for row in rows], vector)
 
     def _hit(self, row: int, score: float, similarity: float | None = None, bm25: float | None = None,
-             sentence: float | None = None) -> Hit:
+             sentence: float | None = None, *, per_patient: bool = False) -> Hit:
         passage, path = self.passages[row], self.paths[row]
         return Hit(id=passage.id, org=org_of(path), path=path, score=score, text=passage.text, patient=passage.patient,
                    metadata={**passage.metadata, "record_id": passage.record_id},
-                   digest=digest(passage.body, passage.patient), similarity=similarity, bm25=bm25, sentence=sentence)
+                   digest=evidence(passage.body, passage.patient, per_patient), similarity=similarity,
+                   bm25=bm25, sentence=sentence)
 
 
 def intersection(hits: list[Hit], central: list[Hit]) -> float:

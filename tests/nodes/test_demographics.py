@@ -7,7 +7,7 @@ import pytest
 from bus.asking import AskRequest
 from bus.client import ask
 from bus.messages import Hit
-from nodes.demographics import Whom, facts, kept, whom
+from nodes.demographics import Whom, asks_which, facts, kept, whom
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -41,6 +41,25 @@ def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
 ])
 def test_a_question_that_says_no_sex_or_age_of_its_patients_asks_about_everyone(question):
     assert not whom(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Which patients have chronic kidney disease?", "Who is on insulin?", "Who had a colonoscopy?",
+    "How many patients are current smokers?", "Which of our diabetic patients take metformin?",
+    "List all patients with a penicillin allergy", "Which women over 80 have heart failure?", "Whose MRI showed a tear?",
+    "Dr. Lee here. Who was admitted for pneumonia?", "Any children with asthma?", "What patients were given apixaban?",
+])
+def test_a_question_asking_which_patients_is_told_by_its_words(question):
+    assert asks_which(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What medications is Donna Clark taking?", "Who is at risk for Parasites - Scabies?", "Who should get a flu shot?",
+    "What are the symptoms of gout?", "Is Justin on apixaban?", "Which medications treat gout?",
+    "How many people get migraines each year?", "What is the outlook for patients with heart failure?",
+])
+def test_a_question_about_one_patient_or_a_topic_does_not_ask_which_patients(question):
+    assert not asks_which(question)
 
 
 def hit(n: int, patient: str | None, text: str = "Note.", **metadata) -> Hit:

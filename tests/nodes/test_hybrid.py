@@ -33,23 +33,32 @@ QUESTIONS = ["Which patients have atrial fibrillation?", "diabetes neuropathy", 
              "Which patients have HTN?"]  # one term for "htn" and "hypertension" (nodes.data.lexical.group)
 
 
-def records(count: int = 48) -> list[dict]:
+#: Patients the records of :func:`records` may be about (``patients``), each of several.
+PATIENTS = ["Ana Ruiz", "Bo Chen", "Cy Park", "Di Moss", "Ed Lowe", "Flo Hart"]
+
+
+def records(count: int = 48, patients: bool = False) -> list[dict]:
     rng = np.random.default_rng(3)
     found = []
     for i in range(count):
         picked = rng.choice(len(CONDITIONS), size=int(rng.integers(1, 4)), replace=False)
         text = " ".join(f"History of {CONDITIONS[j]}." for j in picked)
         found.append({"id": f"r{i:03d}", "text": text + (" Seen again today." * int(rng.integers(0, 3)))})
+        if patients:
+            found[-1]["patient"] = PATIENTS[i % len(PATIENTS)]
+    if patients:  # one patient seen monthly for one thing: each visit's note a little different
+        found += [{"id": f"v{i:03d}", "patient": PATIENTS[0],
+                   "text": f"History of atrial fibrillation on apixaban. Visit {i + 1} of the year."} for i in range(8)]
     return found
 
 
-def write_split(folder, layout: dict[str, int], seed: int) -> FederationSpec:
+def write_split(folder, layout: dict[str, int], seed: int, patients: bool = False) -> FederationSpec:
     """The same records spread over ``layout`` (organization: leaves), assigned at random by ``seed``."""
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
     leaves = [f"{org}.unit{u}" for org, n in layout.items() for u in range(n)]
     files: dict[str, list[dict]] = {leaf: [] for leaf in leaves}
-    for record in records():
+    for record in records(patients=patients):
         files[leaves[int(rng.integers(len(leaves)))]].append(record)
     lines = ['[federation]', 'name = "split"', 'state_dir = "state"', "deadline_ms = 15000", ""]
     for leaf, held in files.items():
@@ -102,6 +111,39 @@ async def test_federated_equals_centralized_and_scores_ignore_the_split(tmp_path
         if mode == "lexical":
             assert all(mine[key] == theirs[key] for key in shared), ("a score depends on the split", question)
             assert sorted(mine.values(), reverse=True) == sorted(theirs.values(), reverse=True), question
+
+
+async def test_a_question_asking_which_patients_gets_each_patient_once_whatever_the_split(tmp_path, nats_server,
+                                                                                        embedder):
+    """"Who is on insulin?" gave ten of one patient's encounters: asking which patients, each patient's passages are one
+    piece of evidence (Query.per_patient), their best first listing the others, in every list and the fusion — exactly
+    the centralized index's, and the same however the records are split (a patient's records over several leaves and
+    organizations)."""
+    question = "Which patients have atrial fibrillation?"
+    asked: dict[tuple[str, str], list[float]] = {}
+    for name, layout, seed in (("one", {"a": 1}, 1), ("other", {"a": 2, "b": 1, "c": 2}, 2)):
+        spec = write_split(tmp_path / name, layout, seed, patients=True)
+        build_leaves(spec, lambda: embedder, fingerprint=embedder.fingerprint, verbose=False)
+        central = CentralIndex.from_spec(spec)
+        async with launched(spec, processes=False, verbose=False, embedder_factory=lambda: embedder) as running:
+            nc = await connect(running.url, "which-patients-test")
+            try:
+                for mode in ("dense", "lexical", "hybrid"):
+                    answer = await ask(nc, AskRequest(question=question, mode=mode, k=5, include_embedding=True))
+                    expected = central.as_answered(answer, mode, 5)
+                    assert [(h.path, h.id, h.score) for h in answer.hits] == \
+                        [(h.path, h.id, h.score) for h in expected], (name, mode)
+                    patients = [h.patient for h in answer.hits]
+                    assert answer.per_patient and len(patients) == 5 and len(set(patients)) == 5, (name, mode, patients)
+                    assert any(h.duplicates for h in answer.hits), "a patient's other passages are listed"
+                    asked[name, mode] = [h.score for h in answer.hits]  # which of tied passages leads: by leaf path
+                alike = await ask(nc, AskRequest(question="atrial fibrillation patients", mode="hybrid", k=5))
+                assert not alike.per_patient and {h.patient for h in alike.hits} == {PATIENTS[0]}, \
+                    "not asking which patients: their passages"
+            finally:
+                await nc.drain()
+    for mode in ("dense", "lexical", "hybrid"):
+        assert asked["one", mode] == asked["other", mode], mode
 
 
 async def test_a_router_weighs_the_best_sentences_of_what_its_merge_keeps_and_no_more(tmp_path, nats_server, embedder):

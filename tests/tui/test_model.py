@@ -106,6 +106,8 @@ def test_a_passage_shows_whole_with_its_metadata_and_copies_or_says_it_was_withh
     assert details.startswith("**Ana Ruiz** · `hospital_a.medicine` · `hospital_a.medicine/note-1#0` · score 0.612")
     assert hit.text in details and "date: 2023-02-01 · note_type: Progress note" in details
     assert details.endswith("Same text also in: `hospital_a.medicine` `hospital_a.medicine/note-7#0`")
+    assert model.passage_details(hit, per_patient=True).endswith(
+        "More of this patient's passages: `hospital_a.medicine` `hospital_a.medicine/note-7#0`")
     withheld = Hit(id="9", org="a", path="a.u", score=0.3, text="", withheld=True)
     assert "*released only as a summary: no text*" in model.passage_details(withheld)
     assert model.passage_details(withheld).startswith("**no patient**")

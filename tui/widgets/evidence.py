@@ -136,9 +136,9 @@ class PassageView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield CitingMarkdown("", id="detail")
 
-    async def show_passage(self, hit: Hit) -> None:
-        """Shows the whole passage, its metadata and its copies."""
-        await self.query_one(CitingMarkdown).update(model.passage_details(hit))
+    async def show_passage(self, hit: Hit, per_patient: bool = False) -> None:
+        """Shows the whole passage, its metadata and its copies (or, ``per_patient``, the patient's other passages)."""
+        await self.query_one(CitingMarkdown).update(model.passage_details(hit, per_patient))
 
     async def show_node(self, node: model.NodeState, hits: list[Hit]) -> None:
         """Shows the router's summary of ``node`` (its citations numbered as in ``hits``), else its state and error."""

@@ -10,6 +10,7 @@ from bus.errors import SpecError
 from bus.messages import Hit, PassageRef
 from nodes.data.records import Record
 from nodes.eval import harness
+from nodes.eval.report import EvalResult, Outcome
 from nodes.eval.sets import LabelledSet, Question
 from summarizer.answer import record_of_passage
 
@@ -91,6 +92,18 @@ async def test_a_tiny_set_end_to_end(tmp_path, nats_server, embedder):
     assert {o["rank"] for o in as_json["outcomes"] if o["mode"] == "dense"} == {1, None}  # None: the negative
 
 
+def test_questions_asking_which_patients_are_graded_by_the_patients_their_hits_are_about():
+    asked = Question("t", "Which patients have gout?", "trend", patients=("Ana Ruiz", "Bo Chen", "Cy Park"))
+    other = Question("u", "What is gout?", "answerable")
+    result = EvalResult("x", 2, ("hybrid",), outcomes=[
+        Outcome(asked, "hybrid", [], patients=["Ana Ruiz", "Di Moss", "Bo Chen", "Ed Lowe"]),
+        Outcome(other, "hybrid", [], patients=["Ana Ruiz"])])
+    assert result.summary("hybrid")["patients"] == {"questions": 1, "found": 2, "answer": 3, "named": 4,
+                                                    "recall": pytest.approx(2 / 3), "precision": 0.5}
+    assert "questions asking which patients" in result.text()
+    assert EvalResult("x", 1, ("hybrid",), outcomes=[Outcome(other, "hybrid", [])]).summary("hybrid")["patients"] is None
+
+
 def test_ranked_records_skip_nothing_and_list_collapsed_copies_after_their_hit():
     def hit(pid, record, copies=()):
         return Hit(id=pid, org="o", path="o.l", score=0.5, text="t", metadata={"record_id": record},
@@ -98,6 +111,7 @@ def test_ranked_records_skip_nothing_and_list_collapsed_copies_after_their_hit()
 
     hits = [hit("a#0", "a"), hit("b", "b", ["c#2", "d"]), hit("a#1", "a")]
     assert harness.ranked_records(hits) == ["a", "b", "c", "d", "a"]
+    assert harness.ranked_records(hits, copies=False) == ["a", "b", "a"], "a patient's other passages say other things"
     assert record_of_passage("x/rec-1#12") == "x/rec-1" and record_of_passage("rec#a") == "rec#a"
 
 

@@ -66,6 +66,7 @@ def test_the_demo_set_asks_its_own_questions_and_the_negatives(corpus):
     assert kinds == {"trend": 5, "answerable": 27, neg.ABSENT_TYPE: 40, neg.PARTLY_TYPE: 16, neg.PERSON_TYPE: 20}
     assert [q.text for q in labelled.questions if not q.negative] == corpus.questions()
     trend = next(q for q in labelled.questions if q.type == "trend")
-    assert set(trend.relevant) == set(next(t.record_ids for t in corpus.trends if t.question == trend.text))
+    planted = next(t for t in corpus.trends if t.question == trend.text)
+    assert set(trend.relevant) == set(planted.record_ids) and trend.patients == planted.patients
     assert labelled.user == "A.phys.neur" and labelled.people == corpus.patients
     assert len({q.id for q in labelled.questions}) == len(labelled.questions)

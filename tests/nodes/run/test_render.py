@@ -4,7 +4,7 @@ answer cites after its hits listed under them with the numbers it cites them by.
 from __future__ import annotations
 
 from bus.asking import Answer, AnswerInfo
-from bus.messages import Coverage, ErrorInfo, Hit, Summary
+from bus.messages import Coverage, ErrorInfo, Hit, PassageRef, Summary
 from nodes.run.render import answer_text
 from summarizer.answer import insufficient
 
@@ -96,3 +96,11 @@ def test_the_last_line_names_whose_passages_are_listed_and_no_one_when_none_are(
                      coverage=everyone, answer=insufficient(WHY),
                      answer_info=AnswerInfo(method="extractive", status="insufficient", reason=WHY))
     assert answer_text(closest).splitlines()[-1].endswith("· closest records from: hospital_a")
+
+
+def test_a_hit_lists_its_copies_or_asked_which_patients_the_patients_other_passages():
+    first = hit(0).model_copy(update={"duplicates": [PassageRef(path="hospital_a.medicine", id="note-2#0")]})
+    copies = answer_text(Answer(question="gout", hits=[first]))
+    assert "same text also in: hospital_a.medicine note-2#0" in copies
+    each = answer_text(Answer(question="Which patients have gout?", hits=[first], per_patient=True))
+    assert "more of this patient's passages: hospital_a.medicine note-2#0" in each and "same text" not in each
