@@ -213,7 +213,7 @@ class Query(_Model):
     them, not by whom ("Is Justin on apixaban?" is nearer his social history than his apixaban; "Is on apixaban?" is
     not). ``per_patient`` (a question asking which patients, :func:`nodes.demographics.asks_which`) makes every passage
     about one patient one piece of evidence, as copies are (``collapse``): each patient's best hit
-    stands for them, listing the others.
+    stands for them, listing the others — except at a leaf that restricts the search to patients the question names.
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
     them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with

@@ -117,10 +117,12 @@ _WHICH_OF = re.compile(r"\b(?:(?:which|what|any|list(?:\s+all)?(?:\s+(?:the|of\s
                        r"(?:patients|people|persons|individuals|adults|women|men|males|females|children|kids|girls|boys"
                        r"|residents|veterans|smokers|diabetics|members)|how\s+many\s+(?:of\s+(?:the|our|my|these)\s+)?"
                        r"(?:\w+\s+)?patients)\b", re.IGNORECASE)
-#: … or "Who is on insulin?", "Who had a colonoscopy?", "Whose MRI showed …" — not "Who is at risk …", "Who should …",
-#: "Who gets …" (reference texts' questions of susceptibility).
-_WHO = re.compile(r"(?:^|[.?!,:;]\s*)(?:who(?!\s+(?:is|are)\s+(?:at\s+risk|likely|more\s+likely|affected|eligible)\b|\s+"
-                  r"(?:should|gets?|can|may|might|would|could)\b)\s+\w|whose\s+\w)", re.IGNORECASE)
+#: … or "Who is on insulin?", "Who's had a colonoscopy?", "Whose MRI showed …", "Does anyone have …", "Patients with
+#: …" — not "Who is at risk …", "Who should …", "Who gets …" (reference texts' questions of susceptibility).
+_WHO = re.compile(r"(?:^|[.?!,:;]\s*)(?:who(?:\s+(?:is|are)|['’]s|['’]re)\s+(?!at\s+risk|(?:more\s+)?likely|affected|eligible)\w"
+                  r"|who\s+(?!is\b|are\b|should\b|gets?\b|can\b|may\b|might\b|would\b|could\b)\w|whose\s+\w"
+                  r"|(?:does|do|is|are|has|have|did|was|were)\s+(?:any(?:one|body)|some(?:one|body))\b"
+                  r"|(?:all\s+)?patients\s+(?:with|who|on|taking|having|that)\b)", re.IGNORECASE)
 
 
 def asks_which(question: str) -> bool:

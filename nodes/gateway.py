@@ -342,7 +342,7 @@ class Gateway(NodeService):
             hits = fuse(dense, lexical, k, kind_of(ask.question), about, collapse=ask.collapse)
         result.nodes[self.subject].hits = len(hits)  # what the caller gets, not the lists it was fused from
         answer = Answer(**dict(result, hits=hits, lexical=[], stats=None), question=ask.question, trace=trace,
-                        per_patient=query.per_patient,
+                        per_patient=query.per_patient and not result.filtered,
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,
                         focused=(query.focused or None) if ask.include_embedding else None,

@@ -110,7 +110,7 @@ class PassageRetriever:
                         + self.store.labels_of_passages([ref.id for ref in query.passages if ref.path == self.path]))
             within = named if within is None else within & named
         bm25 = self._bm25(query, within) if query.mode != "dense" else None
-        read = _Read(query, vector, visible, bm25)
+        read = _Read(query, vector, visible, bm25, per_patient=query.per_patient and not filtered)
         first = _with_ties(bm25, query.lexical_depth()) if bm25 else 0  # the lexical list's first batch
         if query.mode == "hybrid":  # its likely passages are read with the dense list's first
             read.ahead = list(islice(bm25, first))
@@ -189,7 +189,7 @@ class PassageRetriever:
                 if read.visible(metadata):
                     read.found[label] = dict(
                         id=passage.id, org=org, path=self.path, text=passage.text, patient=passage.patient,
-                        metadata=metadata, digest=evidence(passage.body, passage.patient, read.query.per_patient),
+                        metadata=metadata, digest=evidence(passage.body, passage.patient, read.per_patient),
                         similarity=similarity,
                         bm25=None if read.bm25 is None else read.bm25.get(label, 0.0),
                         vector=np.asarray(stored, dtype="<f4").tobytes() if read.query.vectors else None,
@@ -244,8 +244,11 @@ class _Read:
     ranked by similarity and by BM25, so growing batches and the second list read, score, judge and make
     nothing twice."""
 
-    def __init__(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None) -> None:
+    def __init__(self, query: Query, vector: np.ndarray, visible: Visible, bm25: dict[int, float] | None, *,
+                 per_patient: bool = False) -> None:
         self.query, self.vector, self.visible, self.bm25 = query, vector, visible, bm25
+        #: Each patient's passages are one piece of evidence (a question asking which patients, not restricted to some).
+        self.per_patient = per_patient
         self.found: dict[int, dict | None] = {}
         #: Passages to read with the next batch, whichever list asks for it.
         self.ahead: list[int] = []

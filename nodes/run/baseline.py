@@ -229,7 +229,7 @@ class CentralIndex:
             vector = focused
         asked = whom(question) if self._of_patients else Whom()
         wide = widened(asked, k)
-        each = collapse and self._of_patients and asks_which(question)
+        each = collapse and self._of_patients and asks_which(question) and not patients  # as a leaf that filtered
         if mode == "dense":
             return kept(asked, self.search(vector, wide, patients, collapse=collapse, per_patient=each))[0][:k]
         if mode == "lexical":

@@ -48,6 +48,8 @@ def test_a_question_that_says_no_sex_or_age_of_its_patients_asks_about_everyone(
     "How many patients are current smokers?", "Which of our diabetic patients take metformin?",
     "List all patients with a penicillin allergy", "Which women over 80 have heart failure?", "Whose MRI showed a tear?",
     "Dr. Lee here. Who was admitted for pneumonia?", "Any children with asthma?", "What patients were given apixaban?",
+    "Who's had a knee replacement?", "Does anyone have a shellfish allergy?", "Patients with CKD stage 4 on dialysis?",
+    "Who smokes?",
 ])
 def test_a_question_asking_which_patients_is_told_by_its_words(question):
     assert asks_which(question)
@@ -57,6 +59,7 @@ def test_a_question_asking_which_patients_is_told_by_its_words(question):
     "What medications is Donna Clark taking?", "Who is at risk for Parasites - Scabies?", "Who should get a flu shot?",
     "What are the symptoms of gout?", "Is Justin on apixaban?", "Which medications treat gout?",
     "How many people get migraines each year?", "What is the outlook for patients with heart failure?",
+    "Who's at risk for shingles?", "Who is likely to get gout?", "Can patients with gout eat shellfish?",
 ])
 def test_a_question_about_one_patient_or_a_topic_does_not_ask_which_patients(question):
     assert not asks_which(question)

@@ -137,6 +137,12 @@ async def test_a_question_asking_which_patients_gets_each_patient_once_whatever_
                     assert answer.per_patient and len(patients) == 5 and len(set(patients)) == 5, (name, mode, patients)
                     assert any(h.duplicates for h in answer.hits), "a patient's other passages are listed"
                     asked[name, mode] = [h.score for h in answer.hits]  # which of tied passages leads: by leaf path
+                named = await ask(nc, AskRequest(question="Who is Ana Ruiz's cardiologist for her atrial fibrillation?",
+                                                 mode="hybrid", k=5, include_embedding=True))
+                assert named.filtered and not named.per_patient and len(named.hits) == 5, "her passages, not one"
+                assert {h.patient for h in named.hits} == {PATIENTS[0]}
+                assert [(h.path, h.id, h.score) for h in named.hits] == \
+                    [(h.path, h.id, h.score) for h in central.as_answered(named, "hybrid", 5)]
                 alike = await ask(nc, AskRequest(question="atrial fibrillation patients", mode="hybrid", k=5))
                 assert not alike.per_patient and {h.patient for h in alike.hits} == {PATIENTS[0]}, \
                     "not asking which patients: their passages"
