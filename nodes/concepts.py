@@ -551,6 +551,8 @@ class Analysis:
     kin: frozenset[int] = frozenset()  # the concepts it asks of relatives ("…a family history of diabetes?"): only a
     # relative's mention tells one of them, and only the patient's own tells the others
     whether: bool = False  # it asks whether a named patient has it ("Is Justin Ramirez on warfarin?"): either way tells it
+    never: frozenset[int] = frozenset()  # of the negated, those asked as never so ("Who has never smoked?") …
+    ended: frozenset[int] = frozenset()  # … and as so no longer ("Which patients are former smokers?", "Who stopped …")
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -619,12 +621,13 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
     places = [_place(text, concept) for concept in concepts]
     reaches = [_reach(text, places, i) for i in range(len(concepts))]
-    negated = frozenset(i for i, (concept, (start, _)) in enumerate(zip(concepts, reaches))
-                        if _polarities(text[start:], [concept], kin=True)[1] == {False})
+    how = [_polarities(text[start:], [concept], kin=True)[1] for concept, (start, _) in zip(concepts, reaches)]
+    negated = frozenset(i for i, said in enumerate(how) if said and said <= {False, ENDED, NEVER})
     kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                     if None in _polarities(text[relative:], [concept])[1])
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
-                    named and asks_whether(text))
+                    named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
+                    ended=frozenset(i for i in negated if how[i] == {ENDED}))
 
 
 #: What may stand between the concepts of one list, over which a question's negation reaches ("no diabetes or
@@ -1084,6 +1087,13 @@ NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out", "a smoker who quit").
 UNDOING = frozenset("stopped discontinued quit ceased".split())
 UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
+#: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "warfarin held for
+#: surgery"), and the one saying it never was ("never smoked"). A question asking who never had a thing is not told by
+#: a record saying it ended, nor one asking who stopped it by a record saying it never was; one asking who does not
+#: have it ("not on warfarin") is told by either. A mention's polarity (:func:`_polarities`) is ``True`` where said,
+#: ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so negated, ``None`` where of a relative.
+ENDING = frozenset("stopped discontinued quit ceased former".split())
+ENDED, NEVER = "ended", "never"
 #: Words that put a mention on someone other than the patient, as ConText's experiencer does ("FAMILY HISTORY: Mother
 #: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.
 RELATIVES = frozenset("""
@@ -1212,21 +1222,22 @@ def _off_normal(concept: Concept) -> bool:
     return not OFF_NORMAL.isdisjoint(_WORD.findall(concept.text.casefold()))
 
 
-def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | None]]:
+def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | str | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
-    clause affirms it, ``False`` where a negation reaches it (:data:`NEGATIONS`, :data:`UNDOING`) or, for a concept
-    asked off the normal, where the word before it or one just after says normal (:data:`OFF_NORMAL`, :data:`NORMAL`),
-    ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless ``kin``); none when no clause holds all
-    its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it."""
+    clause affirms it, ``False`` (or :data:`ENDED`, :data:`NEVER`) where a negation reaches it (:data:`NEGATIONS`,
+    :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
+    (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
+    ``kin``); none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of
+    a fast heart rate) affirms it."""
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
     options = [(need, _off_normal(concept)) for concept, said in zip(concepts, read)
                for need, option in _ways(concept, said) if _writes(text, held, need, option)]
-    found: set[bool | None] = {True} if True in read else set()
+    found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
     for words, stems, undone, items in _clauses(text):
-        said: set[bool | None] = set()
+        said: set[bool | str | None] = set()
         for need, off_normal in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
@@ -1236,16 +1247,21 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 said.add(None)
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            negated = (any(word in NEGATIONS for word in before) or _denied_further(words, items, places[0])
-                       or any(word in UNDOING for word in after)
-                       or (undone and len(words) - places[-1] <= UNDOING_REACH)
-                       or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
-                       or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))
-                       or (off_normal and _said_normal(before, after)))
-            said.add(not negated)
+            triggers = [word for word in before if word in NEGATIONS]
+            if triggers:  # the trigger nearest the mention says how
+                said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)
+            elif (_denied_further(words, items, places[0]) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
+                  or ("ruled", "out") in zip(after, after[1:]) or (off_normal and _said_normal(before, after))):
+                said.add(False)
+            elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
+                  or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):
+                said.add(ENDED)
+            else:
+                said.add(True)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too
-        found |= {False} if False in said else said
+        negations = said & {False, ENDED, NEVER}
+        found |= negations or said
     return True, found
 
 
@@ -1270,11 +1286,20 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
             if None in polarities:
                 return True
             continue
-        if polarities & ({True, False} if analysis.whether else {i not in analysis.negated}):
+        if polarities & _telling(analysis, i):
             return True
         if mentioned and not polarities and i not in analysis.negated:
             return True
     return False
+
+
+def _telling(analysis: Analysis, i: int) -> set[bool | str]:
+    """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
+    if analysis.whether:
+        return {True, False, ENDED, NEVER}
+    if i not in analysis.negated:
+        return {True}
+    return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}
 
 
 def asked(analysis: Analysis) -> list[list[int]]:

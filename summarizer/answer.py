@@ -31,7 +31,8 @@ from summarizer.sentences import ELLIPSIS, quotable
 INSUFFICIENT = "Not enough evidence in the records searched to answer this question."
 #: Default floor on the best passage's score below which there is no answer (cosine similarity).
 MIN_SCORE = 0.35
-#: Sentences in an answer, and at most this many from one passage.
+#: Sentences in an answer — more only for each patient's first, so that every patient the evidence is about may be
+#: named (a question asking which patients has one hit each) — and at most this many from one passage.
 MAX_SENTENCES = 8
 PER_PASSAGE = 2
 #: Sentences in an answer quoted from one reference source (:func:`from_best_source`): on MedQuAD, whose answers
@@ -224,7 +225,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
                     or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
                     or (turn == "first" and hit.patient in told)
                     or (turn == "covering" and not set(says.get(text, ())) - covered.get(hit.patient, set()))
-                    or len(chosen) >= max_sentences):
+                    or len(chosen) >= (max(max_sentences, len(hits)) if turn == "first" else max_sentences)):
                 continue
             picked.append(i)
             chosen.append(CitedSentence(text, n, hit.patient, float(scores[i])))

@@ -732,6 +732,31 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert aura.negated == {1} and tells("Migraine without aura.", aura, [0]) and tells("Migraine without aura.", aura, [1])
 
 
+def test_never_is_not_told_by_what_ended_nor_ended_by_never():
+    """"Who has never smoked?" quoted "Former smoker who quit 4 years ago": a negation said it was not so, and the
+    question's was one too. Never was, and was but ended, are told apart; "not" is told by either."""
+    from nodes.concepts import tells
+
+    never = analyse("Who has never smoked?")
+    assert never.negated == never.never == {0}
+    assert tells("Never smoker.", never, [0]) and tells("She has never smoked.", never, [0])
+    assert tells("Denies tobacco, alcohol or drug use.", never, [0]), "denied is not said to have ended"
+    for ended in ("Former smoker who quit 4 years ago.", "Smoked for 20 years and quit in 2010.",
+                  "She ceased smoking several years ago."):
+        assert not tells(ended, never, [0]), ended
+    former = analyse("Which patients are former smokers?")
+    assert former.negated == former.ended == {0}
+    assert tells("Former smoker who quit 4 years ago.", former, [0])
+    assert not tells("Never smoker.", former, [0]) and not tells("Denies tobacco use.", former, [0])
+    stopped = analyse("Who stopped warfarin?")
+    assert stopped.ended == {0} and tells("Warfarin was discontinued after a bleed.", stopped, [0])
+    assert not tells("Never on warfarin.", stopped, [0])
+    not_on = analyse("Which patients are not on warfarin?")
+    assert not_on.negated == {0} and not (not_on.never or not_on.ended)
+    assert tells("Stopped warfarin after a nosebleed.", not_on, [0]) and tells("Never on anticoagulation; no warfarin.",
+                                                                              not_on, [0])
+
+
 def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
     """"Which patients without diabetes have hypertension?" asked for hypertension *absent* too: a negation reached the
     six words before every concept. And "Which patients are former smokers?" was refused on the demo's 103 notes of a

@@ -51,6 +51,18 @@ def test_patients_come_in_the_order_their_passages_rank_each_by_what_is_most_sim
     assert answer.splitlines()[0].startswith("Li Wei: Long history of heavy alcohol use"), answer
 
 
+def test_every_patient_of_the_evidence_is_named_however_many_sentences_an_answer_has(embedder):
+    """An answer has at most MAX_SENTENCES sentences, but each patient's best comes first: the ninth and tenth patients
+    of a question asking which patients (one hit each) are not left out."""
+    names = ["Ana Ruiz", "Bo Chen", "Cy Park", "Di Moss", "Ed Lowe", "Flo Hart", "Gus Vane", "Hal Ito", "Ida Kerr",
+             "Jo Lund"]
+    hits = [hit(n, f"{name}. PAST MEDICAL HISTORY: gout, on allopurinol. Lives alone.", name, 0.7 - n / 100)
+            for n, name in enumerate(names, 1)]
+    answer = extractive_answer(embedder.embed_one("Which patients have gout?"), hits, embedder.embed, max_sentences=8)
+    assert [line.split(":")[0] for line in answer.splitlines()] == names, answer
+    assert check(answer, hits) == []
+
+
 def test_a_focus_leads_with_what_is_asked_and_a_strict_one_quotes_nothing_else(embedder):
     from nodes.concepts import analyse, weighed, weighing
     from bus.messages import CollectionStats
