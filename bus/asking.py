@@ -84,6 +84,12 @@ class AnswerInfo(_Model):
     took_ms: float = 0.0
 
 
+def folded_heading(per_patient: bool) -> str:
+    """How a hit's ``duplicates`` are introduced to a reader: copies of its text, or, in an answer ``per_patient``
+    (:attr:`Answer.per_patient`), the patient's other passages."""
+    return "more of this patient's passages" if per_patient else "same text also in"
+
+
 class Answer(SearchResult):
     """The gateway's final message: the merged result for the whole federation.
 

@@ -1084,9 +1084,11 @@ NEGATIONS = frozenset("""no not neither nor denies denied deny without never off
 quit ceased""".split())
 NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
                             ("rules", "out"), ("rule", "out")})
-#: Words and pairs after a mention that undo it ("warfarin was stopped", "diabetes was ruled out", "a smoker who quit").
+#: Words and pairs after a mention that undo it ("warfarin was stopped", "a smoker who quit", "warfarin held for
+#: surgery"), and pairs after it that deny it ("diabetes was ruled out").
 UNDOING = frozenset("stopped discontinued quit ceased".split())
-UNDOING_PAIRS = frozenset({("ruled", "out"), ("held", "for")})
+UNDOING_PAIRS = frozenset({("held", "for")})
+DENYING_PAIRS = frozenset({("ruled", "out")})
 #: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "warfarin held for
 #: surgery"), and the one saying it never was ("never smoked"). A question asking who never had a thing is not told by
 #: a record saying it ended, nor one asking who stopped it by a record saying it never was; one asking who does not
@@ -1251,7 +1253,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             if triggers:  # the trigger nearest the mention says how
                 said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)
             elif (_denied_further(words, items, places[0]) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
-                  or ("ruled", "out") in zip(after, after[1:]) or (off_normal and _said_normal(before, after))):
+                  or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])) or (off_normal and _said_normal(before, after))):
                 said.add(False)
             elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
                   or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):

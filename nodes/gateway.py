@@ -160,12 +160,12 @@ class Gateway(NodeService):
         # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
         asked = whom(ask.question) if stats is not None and stats.people else Whom()
         # … and, asking which patients, one hit each: a patient's many visits do not fill the top k
-        per_patient = bool(stats is not None and stats.people and asks_which(ask.question))
+        per_patient = bool(ask.collapse and stats is not None and stats.people and asks_which(ask.question))
         wide = widened(asked, k)
         asked_k = depth(wide) if ask.mode == "hybrid" else wide  # a hybrid question fuses a deeper dense list
         query = Query.with_vector(vector, question=ask.question, model=self.embedder.fingerprint, k=asked_k,
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
-                                  collapse=ask.collapse, per_patient=per_patient and ask.collapse,
+                                  collapse=ask.collapse, per_patient=per_patient,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
                                   terms=analysis.terms if lexical else [], stats=stats if lexical else None,
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bus.client import Node
 from bus.messages import Hit, NodeReport, Summary
-from bus.asking import Answer, OrgResult
+from bus.asking import Answer, OrgResult, folded_heading
 from bus.subjects import QUERY_PREFIX
 
 #: Words and a colour for every state a node can be in; the words alone must say it.
@@ -210,8 +210,8 @@ def passage_details(hit: Hit, per_patient: bool = False) -> str:
     if hit.metadata:
         lines += ["", " · ".join(f"{key}: {value}" for key, value in sorted(hit.metadata.items()))]
     if hit.duplicates:
-        said = "More of this patient's passages: " if per_patient else "Same text also in: "
-        lines += ["", said + ", ".join(f"`{d.path}` `{d.id}`" for d in hit.duplicates)]
+        said = folded_heading(per_patient)
+        lines += ["", f"{said[:1].upper()}{said[1:]}: " + ", ".join(f"`{d.path}` `{d.id}`" for d in hit.duplicates)]
     return "\n".join(lines)
 
 

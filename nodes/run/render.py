@@ -6,7 +6,7 @@ import textwrap
 
 from bus.client import Node
 from bus.messages import Summary
-from bus.asking import Answer, AnswerInfo, OrgResult
+from bus.asking import Answer, AnswerInfo, OrgResult, folded_heading
 from summarizer.answer import record_of
 
 
@@ -107,8 +107,8 @@ def answer_text(answer: Answer, width: int = 100, snippet_chars: int = 220, stre
         lines += textwrap.wrap(snippet, width, initial_indent="     ", subsequent_indent="     ")
         if hit.duplicates:
             copies = ", ".join(f"{ref.path} {ref.id}" for ref in hit.duplicates)
-            said = "more of this patient's passages" if answer.per_patient else "same text also in"
-            lines += textwrap.wrap(f"{said}: {copies}", width, initial_indent="     ", subsequent_indent="       ")
+            lines += textwrap.wrap(f"{folded_heading(answer.per_patient)}: {copies}", width, initial_indent="     ",
+                                   subsequent_indent="       ")
     if not answer.hits and not answer.error:
         lines.append("   (no passages found)")
     cov = answer.coverage
