@@ -851,6 +851,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
+    for surname in {name.split()[-1] for name in names if len(name.split()) > 1}:  # a phrase the parser cut from its
+        text = re.sub(rf"\b{re.escape(surname)}['’]s\b", " , ", text, flags=re.IGNORECASE)  # given name: "chen's BP"
     concepts: list[Concept] = []
     run: list[str] = []
 

@@ -174,6 +174,7 @@ class Gateway(NodeService):
         outcomes = await self._scatter(request, query, k, budget, trace, why, asked)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, asked, trace, (time.monotonic() - started) * 1000.0)
+        analysis, stats = await self._whose(request, ask, filters, analysis, stats, answer, budget, trace)
         # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
         analysis, stats, later = respelled(analysis, stats, answer.hits) or (analysis, stats, {})
         answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
@@ -184,8 +185,7 @@ class Gateway(NodeService):
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         if ask.summarize != "none" and answer.error is None:
-            whose, counted = await self._whose(ask, filters, analysis, stats, answer)
-            focus = _focus(whose, counted, answer, self.answerer.min_score)
+            focus = _focus(analysis, stats, answer, self.answerer.min_score)
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):
@@ -207,18 +207,25 @@ class Gateway(NodeService):
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)
 
-    async def _whose(self, ask: AskRequest, filters: Filters, analysis: Analysis, stats: CollectionStats | None,
-                     answer: Answer) -> tuple[Analysis, CollectionStats | None]:
-        """What the answer leans on: the question's analysis, but for a candidate name the leaves took for their
-        patients — a given name alone ("Is Justin on apixaban?"), a name in a question without capitals ("is justin
-        ramirez on apixaban?"): whose, not what is asked, once it filters — the question is then read again with it
-        as a name (no counts: they were of the first reading's concepts)."""
+    async def _whose(self, request, ask: AskRequest, filters: Filters, analysis: Analysis,
+                     stats: CollectionStats | None, answer: Answer, budget: Budget,
+                     trace: str) -> tuple[Analysis, CollectionStats | None]:
+        """The question's analysis and counts, but for a candidate name the leaves took for their patients — a given
+        name alone ("Is Justin on apixaban?"), a name in a question without capitals ("what is chu bosco's blood
+        pressure?"): whose, not what is asked, once it filters — the question is then read again with it as a name,
+        its concepts' counts kept where they are the first reading's, counted again where the name was part of one
+        ("chu bosco's blood pressure" is "blood pressure")."""
         taken = [name for name in filters.candidates if any(answers_to(known, name) for known in answer.names)]
         if not taken:
             return analysis, stats
         text = _read(ask.question)
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
-        return analyse(text, [*filters.patients, *taken], phrases), None
+        again = analyse(text, [*filters.patients, *taken], phrases)
+        counted = {concept.alternatives: n for concept, n in zip(analysis.concepts, stats.concepts)} \
+            if stats is not None and len(stats.concepts) == len(analysis.concepts) else {}
+        if stats is not None and all(concept.alternatives in counted for concept in again.concepts):
+            return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]})
+        return again, await self._count(request, ask.question, again, budget, trace, Guesses())
 
     async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
                        asked: Whom) -> list[ChildOutcome]:

@@ -472,18 +472,27 @@ def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | N
     candidates += [name for name in given_names(question) if name.casefold() not in named
                    and not _signed(question, name) and not _clinician(question, name)]
     candidates += [name for name in uncapitalized_names(question) if not set(name.casefold().split()) <= named]
+    candidates += [name for name in uncapitalized_spans(question) if name not in candidates]
     return Filters(patients=patients, candidates=candidates[:MAX_NAMES]), chunks
 
 
 _LOWER_WORD = re.compile(r"[a-z]+(?:['’-][a-z]+)*")
+#: A word in capitals that is no name: an abbreviation ("HTN", "COPD", "MRI") or "I".
+_SHOUTED = re.compile(r"\b(?:[A-Z0-9]{2,}s?|I)\b")
+
+
+def _without_capitals(question: str) -> bool:
+    """Whether ``question`` is written without capitals — but its first letter, "I" and abbreviations ("does shena huel
+    have HTN?") — so that capitals cannot tell a name in it."""
+    return not re.search(r"[A-Z]", _SHOUTED.sub("", question.lstrip()[1:]))
 
 
 def uncapitalized_names(question: str) -> list[str]:
-    """In a question written without capitals (but its first letter and "I"), where capitals cannot tell a name, a
+    """In a question written without capitals (:func:`_without_capitals`), a
     common given name (:data:`FIRST_NAMES`) and the word or two after it, capitalized — candidates a leaf takes only
     for patients it holds by those names ("what allergies does samantha garcia have?": Samantha Garcia), never
     confident, so one no leaf holds filters nothing ("may hydroxychloroquine help?")"""
-    if re.search(r"[A-Z]", re.sub(r"\bI\b", "", question.lstrip()[1:])):
+    if not _without_capitals(question):
         return []
     words = list(_LOWER_WORD.finditer(question.casefold()))
     found = []
@@ -501,6 +510,38 @@ def uncapitalized_names(question: str) -> list[str]:
             if said != after.group(0):
                 break
     return [name for name in dict.fromkeys(found) if not not_a_person(name)][:MAX_NAMES]
+
+
+#: Words of a question that are never part of a name written without capitals: how it asks.
+_ASKING = frozenset(word.casefold() for word in _WORDS_THAT_ARE_NOT_NAMES) | frozenset(
+    "please patient patients tell show list give find get whose ever currently still".split())
+
+
+def uncapitalized_spans(question: str) -> list[str]:
+    """In a question written without capitals (:func:`_without_capitals`), every run of two or three words that may be
+    a name — letters only, none a stop word, a word of asking (:data:`_ASKING`) or a medical one (:func:`not_a_person`),
+    ending at a possessive — capitalized, the longest first: candidates a leaf takes only for a patient it holds by
+    exactly that name, so a name no list of given names holds is found too ("what medications is shena huel taking?":
+    Shena Huel) and a run that is nobody's name anywhere filters nothing ("blood pressure")."""
+    if not _without_capitals(question):
+        return []
+    words = list(_LOWER_WORD.finditer(question.casefold()))
+    spans = []
+    for i in range(len(words)):
+        run: list[str] = []
+        for n, word in enumerate(words[i:i + 3]):
+            if n and not question[words[i + n - 1].end():word.start()].isspace():
+                break
+            said = re.sub(r"['’]s$", "", word.group(0))
+            if said in lexical.STOP_WORDS or said in _ASKING or not said.replace("'", "").replace("-", "").isalpha():
+                break
+            run.append(said)
+            if n:
+                spans.append(" ".join(part.capitalize() for part in run))
+            if said != word.group(0):  # "chu bosco's blood pressure": the name ends at the possessive
+                break
+    spans.sort(key=lambda span: -len(span.split()))
+    return [span for span in dict.fromkeys(spans) if not not_a_person(span)][:MAX_NAMES]
 
 
 def given_names(question: str) -> list[str]:

@@ -45,6 +45,9 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
         ["heavy alcohol", "liver disease", "pancreatitis"]
     assert concepts("What are the treatments for Giant Cell Vasculitis ?") == ["Giant Cell Vasculitis"]
     assert concepts("What medications is Zorblat Quixote taking for his gout?", ["Zorblat Quixote"]) == ["gout"]
+    phrases = ["what", "chen's blood pressure"]  # how the parser cuts a name written without capitals
+    assert [c.text for c in analyse("what is rajesh chen's blood pressure?", ["Rajesh Chen"], phrases).concepts] == \
+        ["blood pressure"], "a patient's possessive is whose, wherever the parser cut the name"
     assert concepts("Is Cephalexin 500mg safe?") == ["Cephalexin 500mg safe"]
     assert [c.alternatives[0] for c in analyse("Cephalexin 500mg").concepts] == [("cephalexin",)], "a dose is not the drug"
     assert concepts("what is the?") == [] and analyse("what is the?").terms == []

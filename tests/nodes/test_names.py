@@ -207,6 +207,18 @@ def test_a_question_without_capitals_has_its_given_names_and_the_words_after_the
     assert filters.patients == [] and "Maria Okafor" in filters.candidates, "a candidate, never sure: no capitals to tell"
 
 
+def test_a_question_without_capitals_has_every_run_of_words_that_may_be_a_name_as_candidates():
+    from nodes.names import uncapitalized_spans
+
+    assert "Shena Huel" in uncapitalized_spans("what medications is shena huel taking?"), "no common given name"
+    assert uncapitalized_spans("what is chu bosco's blood pressure?") == ["Chu Bosco"], "a name ends at its possessive"
+    assert uncapitalized_spans("does shena huel have HTN?") == ["Shena Huel"], "an abbreviation is no capital"
+    assert uncapitalized_spans("Does Shena huel have gout?") == [], "capitals written: they tell"
+    assert uncapitalized_spans("what did the doctor tell mark") == [], "words of asking are no name"
+    filters = name_filters("is treva o'kon pregnant")
+    assert filters.patients == [] and "Treva O'kon" in filters.candidates, "a candidate, never sure"
+
+
 async def test_a_name_written_without_capitals_finds_that_patient_and_nobody_else(demo_federation, nc):
     """"what allergies does samantha garcia have?" was answered beside Margaret and Justin Garcia's records, and "is
     justin ramirez on apixaban?" led with his name: lower case hid the names."""
@@ -218,6 +230,19 @@ async def test_a_name_written_without_capitals_finds_that_patient_and_nobody_els
     assert "apixaban" in ramirez.answer.split("[1]")[0].casefold(), "what is asked of him first, not his name"
     nobody = await ask(nc, AskRequest(question="does bartholomew quist have gout?", summarize="extractive"))
     assert not nobody.filtered and nobody.answer_info.status == "insufficient", "a name no leaf holds filters nothing"
+
+
+async def test_a_name_no_list_of_given_names_holds_is_found_without_capitals(demo_federation, nc):
+    """"what medications is shena huel taking?" (the case study) was refused — "None of the closest records mentions
+    shena huel" — though every hit was hers, and "what is rajesh chen's blood pressure?" was read as asking for "chen's
+    blood pressure": only a common given name began a name written without capitals."""
+    powell = await ask(nc, AskRequest(question="what medications is emeka powell taking?", summarize="extractive"))
+    assert powell.patients == ["Emeka Powell"] and {hit.patient for hit in powell.hits} == {"Emeka Powell"}
+    assert powell.answer_info.status == "successful", powell.answer
+    assert "medications" in powell.answer.split("[1]")[0].casefold(), "what is asked of him first"
+    chen = await ask(nc, AskRequest(question="what is rajesh chen's blood pressure?", summarize="extractive"))
+    assert chen.patients == ["Rajesh Chen"] and {hit.patient for hit in chen.hits} == {"Rajesh Chen"}
+    assert "chen's" not in " ".join([*chen.absent, chen.answer_info.reason or ""]), chen.answer
 
 
 def test_the_writers_signature_is_no_part_of_the_question():
