@@ -89,7 +89,7 @@ HARD_CASES = [
 #: A given name standing alone, a surname after a title, or a name in a question without capitals, and the filter it
 #: must get where the leaves hold these patients (:data:`GIVEN_HELD`): every patient of that first name or surname (or
 #: that full name), none for a name nobody has, never a clinician's, a signature's or a question's first word that asks.
-GIVEN_HELD = ["Joseph Davis", "Amanda Chen", "Justin Ramirez", "Justin Clark", "Mark Cohen"]
+GIVEN_HELD = ["Joseph Davis", "Amanda Chen", "Justin Ramirez", "Justin Clark", "Mark Cohen", "Shena Huel", "Emeka Powell"]
 GIVEN_CASES = [
     ("What did the cardiologist recommend for Joseph?", ["Joseph Davis"]),
     ("Does Amanda have diabetes?", ["Amanda Chen"]),
@@ -104,6 +104,10 @@ GIVEN_CASES = [
     ("what is amanda chen's blood pressure?", ["Amanda Chen"]),
     ("is justin ramirez on apixaban?", ["Justin Ramirez"]),
     ("does mark have a grace period for refills?", []),
+    ("what medications is shena huel taking?", ["Shena Huel"]),
+    ("what is emeka powell's blood pressure?", ["Emeka Powell"]),
+    ("does shena huel have HTN?", ["Shena Huel"]),
+    ("does shena have gout?", []),
 ]
 
 
