@@ -500,7 +500,7 @@ def members(kind: str | list[str]) -> list[str]:
 #: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified". A word with one ending is
 #: mentioned by the word with the other (both ways).
 DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
-           ("mission", "mitted"), ("ification", "ified")]
+           ("mission", "mitted"), ("ification", "ified"), ("ant", "ancy")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: What joins two words into one without spaces: a hyphen or a dash ("end-stage", "Charcot-Marie-Tooth").
 HYPHENS = frozenset("-\u2010\u2011\u2012\u2013")
@@ -932,7 +932,7 @@ def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
 CONTEXT = frozenset("""
 elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
-girls pregnant mother mothers father fathers family families nonsmoker nonsmokers veteran veterans
+girls mother mothers father fathers family families nonsmoker nonsmokers veteran veterans
 husband husbands wife wives spouse spouses partner son sons daughter daughters friend friends mom moms mum mums dad
 dads parent parents brother brothers sister sisters sibling siblings grandmother grandmothers grandfather grandfathers
 grandma grandpa grandparent grandparents grandson grandsons granddaughter granddaughters grandchild grandchildren aunt
@@ -1226,13 +1226,43 @@ def _off_normal(concept: Concept) -> bool:
     return not OFF_NORMAL.isdisjoint(_WORD.findall(concept.text.casefold()))
 
 
+#: The heading of a note's family history ("FAMILY HISTORY:", "Family psychiatric history:"): what its section mentions
+#: is a relative's, however far from the relative's word ("The patient's father has suffered from PTSD, as well as
+#: alcoholism").
+_FAMILY_HEADING = re.compile(r"\bfamily(?:[ \t]+[a-z]+){0,2}[ \t]+(?:history|hx)[ \t]*:", re.IGNORECASE)
+#: A heading that begins the next section: a few words, the first capitalized, and a colon ("SOCIAL HISTORY:",
+#: "Medications:"); not a relative's ("Mother: diabetes" is within the family history).
+_HEADING = re.compile(r"(?<![\w,])[A-Z][A-Za-z]*(?:[ /&-]+[A-Za-z]+){0,3}[ \t]*:(?=\s|$)")
+
+
+def _family_sections(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut at each family history's heading (:data:`_FAMILY_HEADING`) and at the heading after it: each piece,
+    and whether it is a family history."""
+    pieces, at = [], 0
+    for match in _FAMILY_HEADING.finditer(text):
+        if match.start() < at:
+            continue
+        end = next((heading.start() for heading in _HEADING.finditer(text, match.end())
+                    if RELATIVES.isdisjoint(re.findall(r"[a-z]+", heading.group(0).casefold()))), len(text))
+        pieces += [(text[at:match.start()], False), (text[match.start():end], True)]
+        at = end
+    return [(piece, theirs) for piece, theirs in [*pieces, (text[at:], False)] if piece.strip()]
+
+
 def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | str | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
     clause affirms it, ``False`` (or :data:`ENDED`, :data:`NEVER`) where a negation reaches it (:data:`NEGATIONS`,
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``); none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of
-    a fast heart rate) affirms it."""
+    a fast heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
+    if not kin and _FAMILY_HEADING.search(text):
+        mentioned, found = False, set()
+        for piece, theirs in _family_sections(text):
+            said, how = _polarities(piece, concepts, kin=theirs)
+            if said:  # a family history affirming it affirms it of a relative; denying it, denies it
+                mentioned, found = True, found | ({None if one is True else one for one in how} if theirs else how)
+        return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
     options = [(need, _off_normal(concept)) for concept, said in zip(concepts, read)

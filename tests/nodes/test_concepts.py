@@ -7,7 +7,7 @@ import pytest
 from bus.client import ask
 from bus.messages import CollectionStats, Hit
 from bus.asking import AskRequest
-from nodes.concepts import analyse, grounding
+from nodes.concepts import analyse, focal, grounding, tells
 from nodes.spelling import respelled
 from summarizer.answer import is_insufficient
 
@@ -724,6 +724,13 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     kin = analyse("Which patients have a family history of diabetes?")
     assert kin.kin == {1} and tells("FAMILY HISTORY: Mother with type 2 diabetes.", kin, [1])
     assert not tells("Type 2 diabetes on metformin.", kin, [1]), "asked of a relative: the patient's own is not it"
+    # a family history's section is a relative's however far its words are from the relative's ("Which patients drink
+    # alcohol heavily?" on the case study quoted a father's alcoholism); denied there, it is denied
+    far = "FAMILY PSYCHIATRIC HISTORY: Her father has suffered from posttraumatic stress disorder, as well as diabetes."
+    assert not tells(far, sugar, [0]) and tells(far, kin, [1])
+    assert not tells("Family history: negative for diabetes.", kin, [1]), "denied of every relative"
+    assert tells("FAMILY HISTORY: Father: MI. SOCIAL HISTORY: Diabetes, diet controlled.", sugar, [0]), "the next section"
+    assert not tells("FAMILY HISTORY: Father: MI. Mother: diabetes.", sugar, [0]), "a relative's heading is within it"
     mother = analyse("Which patients whose mother had breast cancer have hypertension?")
     assert mother.kin == {1} and tells("Hypertension on lisinopril.", mother, [2])
     assert not tells("Sister with breast cancer; brother with hypertension.", mother, [2]), "asked of the patient"
@@ -758,6 +765,19 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
     assert not_on.negated == {0} and not (not_on.never or not_on.ended)
     assert tells("Stopped warfarin after a nosebleed.", not_on, [0]) and tells("Never on anticoagulation; no warfarin.",
                                                                               not_on, [0])
+
+
+def test_a_question_asking_only_who_is_pregnant_is_told_by_what_says_so():
+    """"Which patients are pregnant?" quoted "She is currently not pregnant." first: being pregnant was only context
+    (who), so the question asked about nothing, and "Normal pregnancy" was no mention of "pregnant"."""
+    pregnant = analyse("Which patients are pregnant?")
+    assert tells("Reason: Normal pregnancy.", pregnant, [0]) and tells("She is 12 weeks pregnant.", pregnant, [0])
+    assert not tells("She is currently not pregnant.", pregnant, [0])
+    assert grounding(pregnant, CollectionStats(docs=10, concepts=[0]))[1], "no record mentions it: only the closest"
+    both = analyse("Which pregnant women have hypertension?")
+    assert [c.text for c in focal(both)] == ["pregnant women", "hypertension"], "who she is, and what she has"
+    malignant = analyse("Which patients have a malignancy?")
+    assert tells("Malignant neoplasm of breast.", malignant, [0]), "one word of another"
 
 
 def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
