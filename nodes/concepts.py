@@ -624,7 +624,7 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     how = [_polarities(text[start:], [concept], kin=True)[1] for concept, (start, _) in zip(concepts, reaches)]
     negated = frozenset(i for i, said in enumerate(how) if said and said <= {False, ENDED, NEVER})
     kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
-                    if None in _polarities(text[relative:], [concept])[1])
+                    if {None, KIN_DENIED} & _polarities(text[relative:], [concept])[1])
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
                     ended=frozenset(i for i in negated if how[i] == {ENDED}))
@@ -1091,13 +1091,16 @@ NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of
 UNDOING = frozenset("stopped discontinued quit ceased".split())
 UNDOING_PAIRS = frozenset({("held", "for")})
 DENYING_PAIRS = frozenset({("ruled", "out")})
-#: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "warfarin held for
-#: surgery"), and the one saying it never was ("never smoked"). A question asking who never had a thing is not told by
+#: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "off warfarin", "warfarin
+#: held for surgery"), and the one saying it never was ("never smoked"). A question asking who never had a thing is not told by
 #: a record saying it ended, nor one asking who stopped it by a record saying it never was; one asking who does not
 #: have it ("not on warfarin") is told by either. A mention's polarity (:func:`_polarities`) is ``True`` where said,
 #: ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so negated, ``None`` where of a relative.
-ENDING = frozenset("stopped discontinued quit ceased former".split())
+ENDING = frozenset("stopped discontinued quit ceased former off".split())
 ENDED, NEVER = "ended", "never"
+#: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
+#: "Her mother did not have diabetes"): neither the patient's nor a relative's, it tells no question.
+KIN_DENIED = "denied of relatives"
 #: Words that put a mention on someone other than the patient, as ConText's experiencer does ("FAMILY HISTORY: Mother
 #: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.
 RELATIVES = frozenset("""
@@ -1254,14 +1257,15 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     clause affirms it, ``False`` (or :data:`ENDED`, :data:`NEVER`) where a negation reaches it (:data:`NEGATIONS`,
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
-    ``kin``); none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of
-    a fast heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
+    ``kin``; :data:`KIN_DENIED` where a negation denies it of them); none when no clause holds all its words. A reading
+    that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it; what a family history's
+    section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
         mentioned, found = False, set()
         for piece, theirs in _family_sections(text):
             said, how = _polarities(piece, concepts, kin=theirs)
-            if said:  # a family history affirming it affirms it of a relative; denying it, denies it
-                mentioned, found = True, found | ({None if one is True else one for one in how} if theirs else how)
+            if said:  # a family history affirming it affirms it of a relative; denying it, denies it of them
+                mentioned, found = True, found | ({None if one is True else KIN_DENIED for one in how} if theirs else how)
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
@@ -1277,8 +1281,11 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
-            if not kin and not RELATIVES.isdisjoint(before):
-                said.add(None)
+            if not kin and not RELATIVES.isdisjoint(before):  # a relative's, or denied of them ("No family history of")
+                after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
+                denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
+                          or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
+                said.add(KIN_DENIED if denied else None)
                 continue
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             triggers = [word for word in before if word in NEGATIONS]

@@ -731,6 +731,11 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
     assert not tells("Family history: negative for diabetes.", kin, [1]), "denied of every relative"
     assert tells("FAMILY HISTORY: Father: MI. SOCIAL HISTORY: Diabetes, diet controlled.", sugar, [0]), "the next section"
     assert not tells("FAMILY HISTORY: Father: MI. Mother: diabetes.", sugar, [0]), "a relative's heading is within it"
+    # denied of relatives, a mention tells no question: "Who has a family history of breast cancer?" (the case study)
+    # quoted "No family history of breast or ovarian cancers."
+    for denied in ("No family history of diabetes.", "Her mother did not have diabetes.",
+                   "Family history negative for diabetes.", "FAMILY HISTORY: Negative for diabetes."):
+        assert not tells(denied, kin, [1]) and not tells(denied, without, [0]), denied
     mother = analyse("Which patients whose mother had breast cancer have hypertension?")
     assert mother.kin == {1} and tells("Hypertension on lisinopril.", mother, [2])
     assert not tells("Sister with breast cancer; brother with hypertension.", mother, [2]), "asked of the patient"
@@ -752,7 +757,8 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
     assert tells("Never smoker.", never, [0]) and tells("She has never smoked.", never, [0])
     assert tells("Denies tobacco, alcohol or drug use.", never, [0]), "denied is not said to have ended"
     for ended in ("Former smoker who quit 4 years ago.", "Smoked for 20 years and quit in 2010.",
-                  "She ceased smoking several years ago."):
+                  "She ceased smoking several years ago.",
+                  "He is on his second week of Chantix, which is a medication to come off smoking completely."):
         assert not tells(ended, never, [0]), ended
     former = analyse("Which patients are former smokers?")
     assert former.negated == former.ended == {0}
@@ -760,7 +766,7 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
     assert not tells("Never smoker.", former, [0]) and not tells("Denies tobacco use.", former, [0])
     stopped = analyse("Who stopped warfarin?")
     assert stopped.ended == {0} and tells("Warfarin was discontinued after a bleed.", stopped, [0])
-    assert not tells("Never on warfarin.", stopped, [0])
+    assert not tells("Never on warfarin.", stopped, [0]) and tells("Off warfarin since May.", stopped, [0]), "off: ended"
     not_on = analyse("Which patients are not on warfarin?")
     assert not_on.negated == {0} and not (not_on.never or not_on.ended)
     assert tells("Stopped warfarin after a nosebleed.", not_on, [0]) and tells("Never on anticoagulation; no warfarin.",
