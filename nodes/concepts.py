@@ -1098,6 +1098,32 @@ DENYING_PAIRS = frozenset({("ruled", "out")})
 #: ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so negated, ``None`` where of a relative.
 ENDING = frozenset("stopped discontinued quit ceased former off".split())
 ENDED, NEVER = "ended", "never"
+#: The polarity of a mention that is only a possibility: a risk ("at risk of falls"; "the risks of the procedure,
+#: including bleeding, infection and DVT, were discussed"), possible complications (ConText's hypothetical, abridged):
+#: it tells no question. A risk factor is no possibility ("cardiac risk factors: hypertension").
+HYPOTHETICAL = "a possibility"
+_RISK = frozenset("risk risks".split())
+_POSSIBLE_PAIRS = frozenset({("complications", "including"), ("complications", "include"), ("complications", "such"),
+                             ("possible", "complications"), ("potential", "complications")})
+#: Words of what a thing brings that a negation before them denies instead of the thing ("no side effects from
+#: lisinopril", "no complications of diabetes"): the thing is said.
+BROUGHT = frozenset("effect effects complication complications".split())
+_OF = frozenset("of from with to".split())
+
+
+def _brought(words: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]`` says what a thing after it brought: a word of :data:`BROUGHT` before "of", "from" …
+    ("Denies complications, diabetes or hypertension" denies all three)."""
+    return words[i] in BROUGHT and i + 1 < len(words) and words[i + 1] in _OF
+
+
+def _hypothetical(preceding: tuple[str, ...]) -> bool:
+    """Whether the words of a clause ``preceding`` a mention make it a possibility (:data:`HYPOTHETICAL`)."""
+    return (any(word in _RISK and preceding[i + 1:i + 2] not in (("factor",), ("factors",))
+                for i, word in enumerate(preceding))
+            or not _POSSIBLE_PAIRS.isdisjoint(zip(preceding, preceding[1:])))
+
+
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
 #: "Her mother did not have diabetes"): neither the patient's nor a relative's, it tells no question.
 KIN_DENIED = "denied of relatives"
@@ -1180,6 +1206,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
     in_item = listed = True  # whether a trigger would still reach it within its item, or through a list
     for i in range(at - 1, -1, -1):
         word = words[i]
+        if _brought(words, i):  # "denies any side effects of the metformin": what it brought is denied
+            return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
         if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]):
@@ -1257,7 +1285,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     clause affirms it, ``False`` (or :data:`ENDED`, :data:`NEVER`) where a negation reaches it (:data:`NEGATIONS`,
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
-    ``kin``; :data:`KIN_DENIED` where a negation denies it of them); none when no clause holds all its words. A reading
+    ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
+    possibility; none when no clause holds all its words. A reading
     that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it; what a family history's
     section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
@@ -1281,13 +1310,17 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
+            after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
             if not kin and not RELATIVES.isdisjoint(before):  # a relative's, or denied of them ("No family history of")
-                after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)
                 continue
-            after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
+            if _hypothetical(words[:places[0]]):
+                said.add(HYPOTHETICAL)
+                continue
+            # a negation of what it brought ("denies any side effects of the metformin") is none of it
+            before = before[max((i + 1 for i in range(len(before)) if _brought(before, i)), default=0):]
             triggers = [word for word in before if word in NEGATIONS]
             if triggers:  # the trigger nearest the mention says how
                 said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)

@@ -773,6 +773,24 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
                                                                               not_on, [0])
 
 
+def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
+    """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
+    including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
+    "He denies any side effects of the metformin"."""
+    dvt = analyse("Which patients had a DVT?")
+    for possible in ("Risks of the procedure including bleeding, infection and DVT were discussed.",
+                     "I explained complications including death secondary to DVT, PE or a leak.", "She is at risk for DVT."):
+        assert not tells(possible, dvt, [0]), possible
+    for said in ("Postoperative complications included a DVT.", "History of DVT."):
+        assert tells(said, dvt, [0]), said
+    assert tells("Cardiac risk factors: hypertension.", analyse("Who has hypertension?"), [0]), "a risk factor is had"
+    on, off = analyse("Which patients are on metformin?"), analyse("Which patients are not on metformin?")
+    for brought in ("He denies any side effects of the metformin.", "No side effects from metformin."):
+        assert tells(brought, on, [0]) and not tells(brought, off, [0]), brought
+    assert not tells("No side effects; no metformin.", on, [0]), "a negation of its own"
+    assert not tells("Denies complications, diabetes or hypertension.", analyse("Who has diabetes?"), [0]), "a list"
+
+
 def test_a_question_asking_only_who_is_pregnant_is_told_by_what_says_so():
     """"Which patients are pregnant?" quoted "She is currently not pregnant." first: being pregnant was only context
     (who), so the question asked about nothing, and "Normal pregnancy" was no mention of "pregnant"."""
