@@ -1367,6 +1367,12 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     return False
 
 
+def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
+    """Whether ``text`` says one of the question's concepts at ``indices`` present, of the patient (a question asking it
+    absent is not answered by whom it is said of so)."""
+    return any(True in _polarities(text, [analysis.concepts[i]])[1] for i in indices)
+
+
 def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if analysis.whether:

@@ -50,7 +50,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
+from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
                             things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
@@ -486,9 +486,13 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # which of the things asked each passage tells (as the question asks it)
     told = {n: {g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in texts)}
             for n, texts in judged.items()}
-    telling = {n for n, things in told.items() if things}
+    # … but a patient whose passages say present a thing asked absent, and none says it absent, is no answer to it
+    # ("Which patients have diabetes but are not on metformin?" is not answered by "Continue metformin 500 mg daily")
+    absent = [g for g, group in enumerate(groups) if set(group) <= analysis.negated]
+    said = {n: {g for g in absent if any(affirms(text, analysis, groups[g]) for text in texts)} for n, texts in judged.items()}
+    telling = {n for n, things in told.items() if things} - _contradicted(told, said, dict(cited))
     if telling:
-        return Focus(passages=_of_whole(told, len(groups), dict(cited)) | withheld, weigh=weigh, told=True)
+        return Focus(passages=_of_whole(told, len(groups), dict(cited), telling) | withheld, weigh=weigh, told=True)
     concepts = [analysis.concepts[i] for i in about]
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
@@ -504,11 +508,22 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
 
 
-def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit]) -> set[int]:
-    """The passages (1-based) that tell some of the ``things`` a question asks about (``told``: which, by passage) — of
-    the patients whose passages between them tell each, when some patient's do: "Which patients had surgery on their
-    hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
-    telling = {n for n, said in told.items() if said}
+def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: dict[int, Hit]) -> set[int]:
+    """The passages (1-based) of the patients whose passages say present a thing the question asks absent (``said``: which,
+    by passage) and none tells it as asked (``told``)."""
+    present: dict[str | None, set[int]] = {}
+    absent: dict[str | None, set[int]] = {}
+    for n, things in said.items():
+        present.setdefault(hits[n].patient, set()).update(things)
+        absent.setdefault(hits[n].patient, set()).update(told[n])
+    against = {patient for patient, things in present.items() if things - absent[patient]}
+    return {n for n in told if hits[n].patient in against}
+
+
+def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], telling: set[int]) -> set[int]:
+    """Of the passages (1-based) ``telling`` some of the ``things`` a question asks about (``told``: which, by passage),
+    those of the patients whose passages between them tell each, when some patient's do: "Which patients had surgery on
+    their hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
     by_patient: dict[str | None, set[int]] = {}
     for n in telling:
         by_patient.setdefault(hits[n].patient, set()).update(told[n])

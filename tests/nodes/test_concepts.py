@@ -545,8 +545,26 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
     assert len(groups) == 2
     told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
     assert told == {1: {0}, 2: {1}, 3: {0}}
-    assert _of_whole(told, len(groups), hits) == {2, 3}, "his records say both; hers only surgery"
-    assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits) == {1, 2}, "nobody's say both: each says part of it"
+    assert _of_whole(told, len(groups), hits, {1, 2, 3}) == {2, 3}, "his records say both; hers only surgery"
+    assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits, {1, 2}) == {1, 2}, "nobody's say both: each says part"
+
+
+def test_a_patient_said_to_have_what_is_asked_absent_is_no_answer():
+    """"Which patients have diabetes but are not on metformin?" (the case study) quoted "Continue metformin 500 mg daily":
+    nobody's passages said metformin absent, so every passage saying diabetes was some of the answer."""
+    from nodes.concepts import affirms, asked
+    from nodes.gateway import _contradicted
+
+    analysis = analyse("Which patients have diabetes but are not on metformin?")
+    groups = asked(analysis)
+    hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Diabetes. Continue metformin 500 mg daily.", patient="Ana Ruiz"),
+            2: Hit(id="b", org="h", path="h.u", score=0.5, text="Type 2 diabetes, diet controlled.", patient="Bo Lee"),
+            3: Hit(id="c", org="h", path="h.u", score=0.4, text="Diabetes; metformin stopped for diarrhea.", patient="Cy Poe"),
+            4: Hit(id="d", org="h", path="h.u", score=0.3, text="Restarted metformin.", patient="Cy Poe")}
+    told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
+    said = {n: {g for g in (1,) if affirms(hit.text, analysis, groups[g])} for n, hit in hits.items()}
+    assert told == {1: {0}, 2: {0}, 3: {0, 1}, 4: set()} and said == {1: {1}, 2: set(), 3: set(), 4: {1}}
+    assert _contradicted(told, said, hits) == {1}, "on metformin and never off it; stopped it, even if restarted later"
 
 
 def test_a_finding_asked_off_the_normal_is_not_told_by_a_record_calling_it_normal():
@@ -836,6 +854,19 @@ async def test_a_family_history_is_not_answered_with_the_patients_own(demo_feder
     diabetes = await ask(nc, AskRequest(question="Which patients have a family history of diabetes?",
                                         summarize="extractive"))
     assert diabetes.answer_info.status == "successful" and "Mother with type 2 diabetes" in diabetes.answer
+
+
+async def test_nobody_whose_quoted_records_say_they_take_it_answers_who_does_not(demo_federation, nc):
+    """"Which patients with diabetes are not on insulin?" named Carol Dubois, "type 2 diabetes on insulin", and nine
+    others whose notes start insulin glargine: none of the demo's diabetics is said to be off insulin."""
+    from nodes.concepts import affirms, asked
+
+    question = "Which patients with diabetes are not on insulin?"
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+    analysis = analyse(question)
+    [insulin] = [group for group in asked(analysis) if set(group) <= analysis.negated]
+    taking = {hit.patient for hit in answer.hits if affirms(hit.text, analysis, insulin)}
+    assert taking and not any(f"{patient}:" in answer.answer for patient in taking), answer.answer
 
 
 async def test_former_and_never_are_answered_as_asked(demo_federation, nc):
