@@ -1286,9 +1286,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
-    possibility; none when no clause holds all its words. A reading
-    that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it; what a family history's
-    section mentions is a relative's (:func:`_family_sections`)."""
+    possibility; none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107"
+    of a fast heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
         mentioned, found = False, set()
         for piece, theirs in _family_sections(text):

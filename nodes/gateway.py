@@ -221,9 +221,11 @@ class Gateway(NodeService):
         text = _read(ask.question)
         phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
         again = analyse(text, [*filters.patients, *taken], phrases)
-        counted = {concept.alternatives: n for concept, n in zip(analysis.concepts, stats.concepts)} \
-            if stats is not None and len(stats.concepts) == len(analysis.concepts) else {}
-        if stats is not None and all(concept.alternatives in counted for concept in again.concepts):
+        if stats is None:  # nothing was counted the first time: nothing to count again
+            return again, None
+        counted = dict(zip((concept.alternatives for concept in analysis.concepts), stats.concepts)) \
+            if len(stats.concepts) == len(analysis.concepts) else {}
+        if all(concept.alternatives in counted for concept in again.concepts):
             return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]})
         return again, await self._count(request, ask.question, again, budget, trace, Guesses())
 

@@ -29,6 +29,7 @@ import functools
 import logging
 import re
 import threading
+from collections.abc import Callable
 
 from bus.errors import ValidationError
 from bus.messages import MAX_NAMES, CollectionStats, Filters
@@ -487,29 +488,39 @@ def _without_capitals(question: str) -> bool:
     return not re.search(r"[A-Z]", _SHOUTED.sub("", question.lstrip()[1:]))
 
 
-def uncapitalized_names(question: str) -> list[str]:
-    """In a question written without capitals (:func:`_without_capitals`), a
-    common given name (:data:`FIRST_NAMES`) and the word or two after it, capitalized — candidates a leaf takes only
-    for patients it holds by those names ("what allergies does samantha garcia have?": Samantha Garcia), never
-    confident, so one no leaf holds filters nothing ("may hydroxychloroquine help?")"""
+def _lower_runs(question: str, starts: Callable[[str], bool], goes_on: Callable[[str], bool]) -> list[str]:
+    """In a question written without capitals (:func:`_without_capitals`), each run of two or three words, spaced, whose
+    first ``starts`` a name and whose others ``go_on`` with it, ending at a possessive ("john smith's chart": John
+    Smith), capitalized, in the order found, but what names a medical thing (:func:`not_a_person`)."""
     if not _without_capitals(question):
         return []
     words = list(_LOWER_WORD.finditer(question.casefold()))
     found = []
-    for i, word in enumerate(words):
-        if word.group(0) not in FIRST_NAMES:
+    for i, first in enumerate(words):
+        if not starts(first.group(0)):
             continue
-        run = [word.group(0)]
-        for after in words[i + 1:i + 3]:
-            spaced = question[words[i + len(run) - 1].end():after.start()].isspace()
-            said = re.sub(r"['’]s$", "", after.group(0))  # "john smith's chart": the name ends at the possessive
-            if not spaced or not said.isalpha() or said in lexical.STOP_WORDS:
+        run = [first.group(0)]
+        for before, after in zip(words[i:i + 2], words[i + 1:i + 3]):
+            said = _POSSESSIVE_END.sub("", after.group(0))
+            if not question[before.end():after.start()].isspace() or not goes_on(said):
                 break
             run.append(said)
             found.append(" ".join(part.capitalize() for part in run))
             if said != after.group(0):
                 break
-    return [name for name in dict.fromkeys(found) if not not_a_person(name)][:MAX_NAMES]
+    return [name for name in dict.fromkeys(found) if not not_a_person(name)]
+
+
+_POSSESSIVE_END = re.compile(r"['’]s$")
+
+
+def uncapitalized_names(question: str) -> list[str]:
+    """In a question written without capitals, a common given name (:data:`FIRST_NAMES`) and the word or two after it
+    (:func:`_lower_runs`) — candidates a leaf takes only for patients it holds by those names ("what allergies does
+    samantha garcia have?": Samantha Garcia), never confident, so one no leaf holds filters nothing ("may
+    hydroxychloroquine help?")"""
+    return _lower_runs(question, lambda word: word in FIRST_NAMES,
+                       lambda word: word.isalpha() and word not in lexical.STOP_WORDS)[:MAX_NAMES]
 
 
 #: Words of a question that are never part of a name written without capitals: how it asks.
@@ -517,31 +528,18 @@ _ASKING = frozenset(word.casefold() for word in _WORDS_THAT_ARE_NOT_NAMES) | fro
     "please patient patients tell show list give find get whose ever currently still".split())
 
 
+def _may_name(word: str) -> bool:
+    """Whether a word of a question without capitals may be part of a name: letters, no stop word or word of asking."""
+    return word not in lexical.STOP_WORDS and word not in _ASKING and word.replace("'", "").replace("-", "").isalpha()
+
+
 def uncapitalized_spans(question: str) -> list[str]:
-    """In a question written without capitals (:func:`_without_capitals`), every run of two or three words that may be
-    a name — letters only, none a stop word, a word of asking (:data:`_ASKING`) or a medical one (:func:`not_a_person`),
-    ending at a possessive — capitalized, the longest first: candidates a leaf takes only for a patient it holds by
-    exactly that name, so a name no list of given names holds is found too ("what medications is shena huel taking?":
-    Shena Huel) and a run that is nobody's name anywhere filters nothing ("blood pressure")."""
-    if not _without_capitals(question):
-        return []
-    words = list(_LOWER_WORD.finditer(question.casefold()))
-    spans = []
-    for i in range(len(words)):
-        run: list[str] = []
-        for n, word in enumerate(words[i:i + 3]):
-            if n and not question[words[i + n - 1].end():word.start()].isspace():
-                break
-            said = re.sub(r"['’]s$", "", word.group(0))
-            if said in lexical.STOP_WORDS or said in _ASKING or not said.replace("'", "").replace("-", "").isalpha():
-                break
-            run.append(said)
-            if n:
-                spans.append(" ".join(part.capitalize() for part in run))
-            if said != word.group(0):  # "chu bosco's blood pressure": the name ends at the possessive
-                break
-    spans.sort(key=lambda span: -len(span.split()))
-    return [span for span in dict.fromkeys(spans) if not not_a_person(span)][:MAX_NAMES]
+    """In a question written without capitals, every run of two or three words that may be a name (:func:`_may_name`,
+    :func:`_lower_runs`), the longest first: candidates a leaf takes only for a patient it holds by exactly that name,
+    so a name no list of given names holds is found too ("what medications is shena huel taking?": Shena Huel) and a
+    run that is nobody's name anywhere filters nothing ("blood pressure")."""
+    runs = _lower_runs(question, lambda word: not _POSSESSIVE_END.search(word) and _may_name(word), _may_name)
+    return sorted(runs, key=lambda run: -len(run.split()))[:MAX_NAMES]
 
 
 def given_names(question: str) -> list[str]:
