@@ -23,6 +23,9 @@ other patients' notes.
 from __future__ import annotations
 
 import functools
+import gzip
+import importlib.resources
+import json
 import math
 import re
 import unicodedata
@@ -553,6 +556,8 @@ class Analysis:
     whether: bool = False  # it asks whether a named patient has it ("Is Justin Ramirez on warfarin?"): either way tells it
     never: frozenset[int] = frozenset()  # of the negated, those asked as never so ("Who has never smoked?") …
     ended: frozenset[int] = frozenset()  # … and as so no longer ("Which patients are former smokers?", "Who stopped …")
+    declared: frozenset[int] = frozenset()  # the concepts the writer says they have, take or ask about ("I was told I
+    # have a hiatal hernia", "Question about Cephalexin"): what the question is about, whatever else it asks of it
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -610,6 +615,15 @@ _DOSE = re.compile(r"\s*(?:mg|mcg|µg|g|meq|mmol|units?|iu|ml|tablets?|capsules?
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...
 _WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?", re.IGNORECASE)
+#: What a writer says just before the thing they have, take or ask about (:attr:`Analysis.declared`): "I have a …",
+#: "diagnosed with …", "suffering from …", "taking …", "information on …", "Question about …", "What is …",
+#: "treatment for …", "symptoms of …".
+_DECLARING = re.compile(r"\b(?:ha(?:ve|s|d|ving)|diagnosed\s+with|suffer(?:s|ed|ing)?\s+(?:from|with)|"
+                        r"(?:tak(?:e|es|ing)|took|prescribed|started\s+on)|"
+                        r"(?:information|info|questions?|know|learn)\s+(?:on|about|regarding)|about|regarding|"
+                        r"(?:what|how)\s+(?:is|are)|(?:treat(?:s|ed|ing|ments?)?|cures?|remed(?:y|ies))\s+(?:of|for)|"
+                        r"(?:symptoms|signs|causes?)\s+of)\s+(?:(?:a|an|the|my|his|her|their|your|our|this|some)\s+)?$",
+                        re.IGNORECASE)
 
 
 def _analysis(question: str, terms: list[str], concepts: list[Concept], named: bool = False) -> Analysis:
@@ -627,7 +641,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
                     if {None, KIN_DENIED} & _polarities(text[relative:], [concept])[1])
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
-                    ended=frozenset(i for i in negated if how[i] == {ENDED}))
+                    ended=frozenset(i for i in negated if how[i] == {ENDED}),
+                    declared=frozenset(i for i, place in enumerate(places)
+                                       if place is not None and _DECLARING.search(text[:place[0]])))
 
 
 #: What may stand between the concepts of one list, over which a question's negation reaches ("no diabetes or
@@ -1442,6 +1458,37 @@ def weighed(text: str, analysis: Analysis, weights: dict[tuple[int, ...], float]
     return {group: weight for group, weight in weights.items() if tells(text, analysis, list(group))}
 
 
+@functools.cache
+def written() -> dict[str, int]:
+    """English as people write it: pyspellchecker's 160,000 words (folded) and how often each is written. Shared:
+    not to be changed."""
+    packed = importlib.resources.files("spellchecker").joinpath("resources", "en.json.gz").read_bytes()
+    return json.loads(gzip.decompress(packed))
+
+
+#: How many of English's most written words (:func:`written`) are everyday words: "send", "told", "morning", "pain",
+#: "surgery" and "cancer" are among them; "heel", "asthma", "hernia", "insulin" and "plantar" are not.
+EVERYDAY = 5000
+
+
+@functools.cache
+def _everyday_count() -> int:
+    """How often the least written of the :data:`EVERYDAY` words is written."""
+    return sorted(written().values(), reverse=True)[EVERYDAY - 1]
+
+
+def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
+    """The words of ``concept`` that are not everyday words (:data:`EVERYDAY`) and that no record holds at all (their
+    term's document frequency is 0 in ``stats``): "hiatal" of "hiatal hernia" where records tell only of other hernias,
+    "Cephalexin" — the thing asked about is unknown to the records, not only put otherwise. A number ("type 2") and a
+    word whose term was not counted tell nothing."""
+    floor = _everyday_count()
+    held = {part for term, n in stats.df.items() if n for part in lexical.parts(term)}
+    counted = held | {part for term in stats.df for part in lexical.parts(term)}
+    return [word for word in lexical.words(concept.text) if word.isalpha() and written().get(word, 0) < floor
+            and (terms := lexical.terms(word)) and set(terms) <= counted and not set(terms) & held]
+
+
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,
               naming: bool = False) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then
@@ -1455,10 +1502,19 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     ones asked about ("Which patients with gout took methotrexate?" when no record mentions methotrexate).
     An answer from reference texts names nobody: it answers the rest, saying what no record mentions — as the question
     wrote it, with the name records write for it when the question wrote it otherwise (:func:`spelled_out`: "shingles
-    (herpes zoster)", "MI (myocardial infarction)"), so the reader knows that name was searched for too."""
+    (herpes zoster)", "MI (myocardial infarction)"), so the reader knows that name was searched for too — unless the
+    writer says they have, take or ask about it (:attr:`Analysis.declared`) and a word of it is one no record holds at
+    all (:func:`unheard`): "I was told I have a hiatal hernia. What foods should I avoid?" is about the hiatal hernia,
+    and texts on foods to avoid with an inguinal hernia do not answer it. A title's other words ("Serovar specific
+    immunity to Neisseria gonorrhoeae", of an abstract that writes "gonorrhoea") and a letter's everyday words ("every
+    morning") no record holds are only not found."""
     absent = []
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
-    missing = [all(analysis.concepts[i].text in absent for i in group) for group in asked(analysis)]
+    groups = asked(analysis)
+    missing = [all(analysis.concepts[i].text in absent for i in group) for group in groups]
+    unanswerable = naming or stats is not None and any(
+        gone and any(i in analysis.declared and unheard(analysis.concepts[i], stats) for i in group)
+        for gone, group in zip(missing, groups))
     return [spelled_out(text) for text in absent], unknown_patient or (bool(missing) and all(missing)) or (
-        naming and any(missing))
+        unanswerable and any(missing))

@@ -27,17 +27,14 @@ Example::
 
 from __future__ import annotations
 
-import gzip
-import importlib.resources
 import itertools
-import json
 import re
 import string
 from dataclasses import dataclass, field, replace
 from functools import cache
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats, Hit
-from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, members, mentions
+from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, members, mentions, written
 from nodes.data import lexical
 
 #: The shortest word guessed at: shorter words are one edit from too many others ("gout", "goat", "glut").
@@ -50,8 +47,7 @@ GUESSES = 3
 def dictionary() -> dict[str, int]:
     """Each word of the dictionary (folded) and how often it is written (the tables' own words: as often as any), a
     possessive also without its apostrophe, as people write a disease named for someone ("alzheimers", "crohns")."""
-    packed = importlib.resources.files("spellchecker").joinpath("resources", "en.json.gz").read_bytes()
-    words: dict[str, int] = json.loads(gzip.decompress(packed))
+    words = dict(written())
     for word, count in list(words.items()):
         if word.endswith("'s") and len(word) > 3:
             words.setdefault(word[:-2] + "s", count)

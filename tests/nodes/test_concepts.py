@@ -143,6 +143,23 @@ def test_patients_are_named_only_for_all_of_what_was_asked():
     assert not grounding(context, CollectionStats(docs=9, concepts=[0, 5, 2]), naming=True)[1], "context is not asked"
 
 
+def test_reference_texts_answer_the_rest_but_not_for_a_thing_the_writer_has_that_no_record_holds_a_word_of():
+    hernia = analyse("I was told I have a hiatal hernia. What foods should I avoid?")
+    counts = [2, 0, 3, 5]  # told, hiatal hernia, foods, avoid
+    unheard = CollectionStats(docs=9, df={term: 0 if term == "hiatal" else 3 for term in hernia.terms}, concepts=counts)
+    assert grounding(hernia, unheard) == (["hiatal hernia"], True), "texts on other hernias do not answer it"
+    held = CollectionStats(docs=9, df={term: 3 for term in hernia.terms}, concepts=counts)
+    assert grounding(hernia, held) == (["hiatal hernia"], False), "its words are held: some record may put it otherwise"
+    title = analyse("Serovar specific immunity to Neisseria gonorrhoeae: does it exist?")
+    abstract = CollectionStats(docs=9, df={term: 0 if term in ("neisseria", "gonorrhoea") else 3 for term in title.terms},
+                               concepts=[1, 0, 4])
+    assert grounding(title, abstract) == (["Neisseria gonorrhoeae"], False), "not what the writer says they have"
+    walks = analyse("I have gout and take long walks. Should I stop drinking beer?")
+    everyday = CollectionStats(docs=9, df={term: 0 if term == "walk" else 3 for term in walks.terms}, concepts=[3, 0, 2])
+    assert [c.text for c in walks.concepts] == ["gout", "long walks", "stop drinking beer"]
+    assert grounding(walks, everyday) == (["long walks"], False), "everyday words are only not found"
+
+
 def _hit(text: str, patient: str | None = None) -> Hit:
     return Hit(id=text[:24], org="north", path="north.notes", text=text, patient=patient, score=0.5)
 

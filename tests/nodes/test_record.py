@@ -122,3 +122,28 @@ def test_a_record_query_names_records_and_only_it_does():
             assert "want = 'record'" in str(exc)
         else:
             raise AssertionError(f"accepted {fields}")
+
+
+async def test_reference_texts_do_not_answer_for_a_thing_the_writer_has_that_no_record_names(tmp_path, nats_server,
+                                                                                            embedder):
+    """Pseudogout is not gout: the handouts' advice on beer and uric acid does not answer it, and the answer says so
+    instead of quoting them; asked of gout, the same words are answered (nodes.concepts.grounding)."""
+    spec = write(tmp_path)
+    async with launched(spec, nats_server.url, processes=False, verbose=False,
+                        embedder_factory=lambda: embedder) as running:
+        nc = await connect(running.url, "record-test")
+        try:
+            other = await ask(nc, AskRequest(question="I was just diagnosed with pseudogout. Should I stop drinking beer?",
+                                             k=3, summarize="extractive"))
+            gout = await ask(nc, AskRequest(question="I was just diagnosed with gout. Should I stop drinking beer?",
+                                            k=3, summarize="extractive"))
+            walks = await ask(nc, AskRequest(question="I have gout and take long walks. Should I stop drinking beer?",
+                                             k=3, summarize="extractive"))
+        finally:
+            await nc.drain()
+    assert other.closest and other.absent == ["pseudogout"] and other.answer_info.status == "insufficient", other.answer
+    assert "uric acid" not in other.answer and "pseudogout" in other.answer, other.answer
+    assert other.hits, "the closest records are still shown, titled so"
+    assert not gout.closest and gout.answer_info.status == "successful" and "Beer" in gout.answer, gout.answer
+    assert walks.absent == ["long walks"] and not walks.closest and "Beer" in walks.answer, \
+        "everyday words no record holds are only not found"
