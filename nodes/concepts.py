@@ -710,7 +710,10 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
     what was done: "levetiracetam" of "levetiracetam titrated") if given, the ``derived`` ones (a word
     replaced by one :data:`DERIVED` makes of it), and each without the words that say what kind of thing it names
     (:data:`GENERIC`) where two that say which remain: a record of "Aicardi-Goutieres syndrome" answers a question
-    about "Aicardi-Goutieres Syndrome Disorder", one of a kidney stone no question about "kidney disease"."""
+    about "Aicardi-Goutieres Syndrome Disorder", one of a kidney stone no question about "kidney disease". A synonym
+    that makes an option longer than a query carries (:data:`~bus.messages.MAX_OPTION_TERMS`) is not one of them: "open
+    abdominal aortic aneurysm surgery influence distal embolisation" is not asked again with "blood clot" for its last
+    word."""
     found = [terms]
     for size in range(len(terms), 0, -1):
         for start in range(len(terms) - size + 1):
@@ -721,7 +724,7 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
     found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found) if option not in _NAMES]
     found += [kept for option in list(found) if len(kept := tuple(term for term in option if term not in _GENERIC)) < len(option)
               and len(set(kept) - _QUALIFIERS) > 1]
-    return tuple(dict.fromkeys(option for option in found if option))[:MAX_ALTERNATIVES]
+    return tuple(dict.fromkeys(option for option in found if option and len(option) <= MAX_OPTION_TERMS))[:MAX_ALTERNATIVES]
 
 
 #: A type, stage, grade or class named by its number ("type 1 diabetes", "CKD stage 4", "NYHA class III"): it belongs

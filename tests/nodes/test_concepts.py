@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bus.client import ask
-from bus.messages import CollectionStats, Hit
+from bus.messages import MAX_OPTION_TERMS, CollectionStats, Hit
 from bus.asking import AskRequest
 from nodes.concepts import analyse, focal, grounding, tells
 from nodes.spelling import respelled
@@ -180,6 +180,18 @@ def test_a_misspelled_concept_the_best_hit_mentions_as_the_records_spell_it_is_m
     crohn = analyse("Which patients have Crohn's disease?")
     absent = CollectionStats(docs=9, df={term: 0 for term in crohn.terms}, concepts=[0])
     assert respelled(crohn, absent, [_hit("Chronic kidney disease stage 3a.")]) is None, "two edits from chronic"
+
+
+async def test_a_long_concept_whose_synonym_is_longer_still_is_asked_not_an_error(demo_federation, nc):
+    """"embolisation" has a synonym of two words ("blood clot"): the concept's eight terms with it are nine, more
+    than a query carries — PubMedQA's question 14652839 was an internal error at the gateway."""
+    question = ("Does the sequence of clamp application during open abdominal aortic aneurysm surgery influence "
+                "distal embolisation?")
+    options = [option for concept in analyse(question).concepts for option in concept.alternatives]
+    assert ("open", "abdomin", "aortic", "aneurysm", "surgeri", "influenc", "distal", "embol") in options
+    assert all(len(option) <= MAX_OPTION_TERMS for option in options)
+    answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+    assert answer.error is None and answer.answer_info is not None, answer.error
 
 
 async def test_a_misspelled_drug_is_answered_from_the_records_that_name_it(demo_federation, nc):
