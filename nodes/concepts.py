@@ -1150,8 +1150,38 @@ KIN_DENIED = "denied of relatives"
 #: with type 2 diabetes"): it tells nothing of the patient, unless the question asks about relatives.
 RELATIVES = frozenset("""
 family mother mothers father fathers parent parents sister sisters brother brothers sibling siblings aunt aunts uncle
-uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins
+uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins mom moms dad dads
+grandma grandmas grandpa grandpas stepmother stepfather
 """.split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's
+#: What a relative who only tells the patient's history does (after the relative's word: "Mom *states* …", "Mother
+#: *reports* …"; before it: "*per* mother", "history obtained *from* father"), and the words for the patient they tell
+#: it of ("Mother states that the *patient* has asthma"): the mention is then the patient's — but not after a pronoun,
+#: which may be the relative's own ("Mom stated *she* had a uterine infection during *her* pregnancy").
+REPORTING = frozenset("states stated reports reported says said notes noted relates related describes described".split())
+REPORTED_BY = frozenset("per from by".split())
+PATIENT_WORDS = frozenset("patient patients pt child infant baby toddler".split())
+PRONOUNS = frozenset("she he her his hers him they their them herself himself".split())
+#: The relatives who are women and men, and the pronouns that cannot be theirs: "Per mother, *he* has had asthma".
+WOMEN_KIN = frozenset("mother mothers mom moms sister sisters aunt aunts grandmother grandmothers grandma grandmas "
+                      "stepmother".split())
+MEN_KIN = frozenset("father fathers dad dads brother brothers uncle uncles grandfather grandfathers grandpa grandpas "
+                    "stepfather".split())
+NOT_HERS = frozenset("he his him himself".split())
+NOT_HIS = frozenset("she her hers herself".split())
+
+
+def _kin_said(before: tuple[str, ...] | list[str]) -> bool:
+    """Whether a relative's word among the words ``before`` a mention makes it the relative's: unless the patient is
+    named after it (:data:`PATIENT_WORDS`), or it only tells the patient's history (:data:`REPORTING`,
+    :data:`REPORTED_BY`) and no pronoun that may be its own stands between (:data:`PRONOUNS`; not "he" of a mother)."""
+    for i, word in enumerate(before):
+        if word not in RELATIVES or not PATIENT_WORDS.isdisjoint(before[i + 1:]):
+            continue
+        telling = before[i + 1:i + 2] and before[i + 1] in REPORTING or (i and before[i - 1] in REPORTED_BY)
+        theirs = PRONOUNS - (NOT_HERS if word in WOMEN_KIN else NOT_HIS if word in MEN_KIN else frozenset())
+        if not telling or not theirs.isdisjoint(before[i + 1:]):
+            return True
+    return False
 #: Words of a question's concept that ask for a finding off the normal ("an *elevated* troponin", "*abnormal* liver
 #: enzymes"), and words that, next to a mention, say it is normal: "troponin is normal" is no elevated troponin.
 OFF_NORMAL = frozenset("elevated raised increased high abnormal decreased low positive".split())
@@ -1329,7 +1359,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            if not kin and not RELATIVES.isdisjoint(before):  # a relative's, or denied of them ("No family history of")
+            if not kin and _kin_said(before):  # a relative's, or denied of them ("No family history of")
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)

@@ -875,6 +875,20 @@ def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
     assert [c.text for c in vitals.concepts] == ["vital signs"], "a name with a word that otherwise asks is whole"
 
 
+def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs():
+    """Mom and Dad are relatives as Mother and Father are; a relative who states, reports or is the source of the
+    history tells the patient's own, unless a pronoun after it may be the relative's."""
+    from nodes.concepts import tells
+
+    asthma, family = analyse("Which patients have asthma?"), analyse("Which patients have a family history of asthma?")
+    for text, patients in [("Mom has asthma.", False), ("Dad has asthma.", False), ("Mother with asthma.", False),
+                           ("Mother states that the patient has asthma.", True), ("Per mom, asthma since age 3.", True),
+                           ("Mom reports asthma since age 3.", True), ("Per mother, he has had asthma since age 3.", True),
+                           ("Mother reports she has had asthma since age 3.", False)]:
+        assert tells(text, asthma, [0]) is patients, text
+        assert tells(text, family, [1]) is not patients, text
+
+
 async def test_a_family_history_is_not_answered_with_the_patients_own(demo_federation, nc):
     """"Which patients have a family history of heart disease?" quoted the demo patients' own atrial fibrillation."""
     answer = await ask(nc, AskRequest(question="Which patients have a family history of heart disease?",
