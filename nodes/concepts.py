@@ -1286,6 +1286,32 @@ def _named(option: tuple[str, ...]) -> frozenset[str]:
                      if option[start:start + size] in _NAMES for term in option[start:start + size])
 
 
+#: The words of a test and its result, which may stand between a mention and "negative" saying the test found none of
+#: it ("Pregnancy test negative", "urine pregnancy test was negative", "COVID-19 PCR: negative"): :func:`_negative_result`.
+RESULT_WORDS = TESTS | frozenset("""
+screen screening panel pcr culture cultures swab antigen assay titer titre serology hcg result results study was were is
+are came back returned
+""".split())
+#: Of those, the words that name the test, not its result.
+_TEST_NAMES = RESULT_WORDS - frozenset("was were is are came back returned result results".split())
+
+
+def _asks_a_result(concept: Concept) -> bool:
+    """Whether ``concept`` names a test ("a pregnancy test", "COVID PCR"): its result says nothing of its absence."""
+    return not _TEST_NAMES.isdisjoint(lexical.words(concept.text))
+
+
+def _negative_result(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether the words after the mention ending at ``at`` say a test found none of it: past a test's words
+    (:data:`RESULT_WORDS` and numbers, at most :data:`UNDOING_REACH`), "negative" in the same comma-separated item —
+    not "negative for", which denies what follows it ("Depression, negative for suicidal ideation")."""
+    i = at + 1
+    while i < len(words) and i - at <= UNDOING_REACH and (words[i] in RESULT_WORDS or words[i].isdigit()):
+        i += 1
+    return (i < len(words) and words[i] == "negative" and items[i] == items[at]
+            and words[i + 1:i + 2] != ("for",))
+
+
 def _said_normal(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
     """Whether the words right ``before`` and ``after`` a mention say it is normal: "normal troponin", "troponin normal",
     "troponin is normal", "enzymes were within normal limits" — not a list's next item ("low back pain, normal
@@ -1346,14 +1372,14 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
-    options = [(need, _off_normal(concept)) for concept, said in zip(concepts, read)
+    options = [(need, _off_normal(concept), _asks_a_result(concept)) for concept, said in zip(concepts, read)
                for need, option in _ways(concept, said) if _writes(text, held, need, option)]
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
     for words, stems, undone, items in _clauses(text):
         said: set[bool | str | None] = set()
-        for need, off_normal in options:
+        for need, off_normal, result in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
@@ -1373,7 +1399,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             if triggers:  # the trigger nearest the mention says how
                 said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)
             elif (_denied_further(words, items, places[0]) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
-                  or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])) or (off_normal and _said_normal(before, after))):
+                  or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])) or (off_normal and _said_normal(before, after))
+                  or (not result and _negative_result(words, items, places[-1]))):
                 said.add(False)
             elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
                   or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):

@@ -889,6 +889,21 @@ def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs(
         assert tells(text, family, [1]) is not patients, text
 
 
+def test_a_test_that_found_none_of_it_says_it_absent():
+    from nodes.concepts import tells
+
+    pregnant, covid, depressed = (analyse("Which patients are pregnant?"), analyse("Which patients have COVID?"),
+                                  analyse("Which patients have depression?"))
+    for text, question, present in [("Pregnancy test negative.", pregnant, False),
+                                    ("Urine pregnancy test was negative.", pregnant, False),
+                                    ("COVID-19 PCR negative.", covid, False), ("Pregnancy test positive.", pregnant, True),
+                                    ("Depression, negative for suicidal ideation.", depressed, True),
+                                    ("Depression, negative screen for anxiety.", depressed, True)]:
+        assert tells(text, question, [0]) is present, text
+    assert tells("Pregnancy test negative.", analyse("Who had a pregnancy test?"), [0]), "asked of the test, it was done"
+    assert tells("Pregnancy test negative.", analyse("Which patients are not pregnant?"), [0]), "it tells who is not"
+
+
 async def test_a_family_history_is_not_answered_with_the_patients_own(demo_federation, nc):
     """"Which patients have a family history of heart disease?" quoted the demo patients' own atrial fibrillation."""
     answer = await ask(nc, AskRequest(question="Which patients have a family history of heart disease?",
