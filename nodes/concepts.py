@@ -1118,12 +1118,18 @@ DENYING_PAIRS = frozenset({("ruled", "out")})
 ENDING = frozenset("stopped discontinued quit ceased former off".split())
 ENDED, NEVER = "ended", "never"
 #: The polarity of a mention that is only a possibility: a risk ("at risk of falls"; "the risks of the procedure,
-#: including bleeding, infection and DVT, were discussed"), possible complications (ConText's hypothetical, abridged):
-#: it tells no question. A risk factor is no possibility ("cardiac risk factors: hypertension").
+#: including bleeding, infection and DVT, were discussed"), possible complications, a suspicion or what is to be ruled
+#: out ("Reason: Suspected COVID-19", "rule out MI"; ConText's hypothetical and uncertain, abridged): it tells no
+#: question. A risk factor is no possibility ("cardiac risk factors: hypertension").
 HYPOTHETICAL = "a possibility"
 _RISK = frozenset("risk risks".split())
 _POSSIBLE_PAIRS = frozenset({("complications", "including"), ("complications", "include"), ("complications", "such"),
                              ("possible", "complications"), ("potential", "complications")})
+#: Words right before a mention (within :data:`SUSPICION_REACH`) that make it a suspicion, and pairs that make it what
+#: is to be ruled out.
+SUSPECTED = frozenset("suspected suspect suspicion".split())  # not "suspicious": a suspicious nodule is there
+_RULING_OUT = frozenset({("rule", "out"), ("r", "o"), ("evaluate", "for"), ("concern", "for"), ("concerning", "for")})
+SUSPICION_REACH = 3
 #: Words of what a thing brings that a negation before them denies instead of the thing ("no side effects from
 #: lisinopril", "no complications of diabetes"): the thing is said.
 BROUGHT = frozenset("effect effects complication complications".split())
@@ -1136,11 +1142,14 @@ def _brought(words: tuple[str, ...], i: int) -> bool:
     return words[i] in BROUGHT and i + 1 < len(words) and words[i + 1] in _OF
 
 
-def _hypothetical(preceding: tuple[str, ...]) -> bool:
-    """Whether the words of a clause ``preceding`` a mention make it a possibility (:data:`HYPOTHETICAL`)."""
+def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
+    """Whether the words of a clause ``preceding`` a mention make it a possibility (:data:`HYPOTHETICAL`) — a suspicion
+    not when the question asks for one (``suspected``: "Which patients had suspected COVID?")."""
+    near = () if suspected else preceding[-SUSPICION_REACH:]
     return (any(word in _RISK and preceding[i + 1:i + 2] not in (("factor",), ("factors",))
                 for i, word in enumerate(preceding))
-            or not _POSSIBLE_PAIRS.isdisjoint(zip(preceding, preceding[1:])))
+            or not _POSSIBLE_PAIRS.isdisjoint(zip(preceding, preceding[1:]))
+            or not SUSPECTED.isdisjoint(near) or not _RULING_OUT.isdisjoint(zip(near, near[1:])))
 
 
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
@@ -1372,14 +1381,15 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
-    options = [(need, _off_normal(concept), _asks_a_result(concept)) for concept, said in zip(concepts, read)
+    options = [(need, _off_normal(concept), _asks_a_result(concept), not SUSPECTED.isdisjoint(lexical.words(concept.text)))
+               for concept, said in zip(concepts, read)
                for need, option in _ways(concept, said) if _writes(text, held, need, option)]
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
     for words, stems, undone, items in _clauses(text):
         said: set[bool | str | None] = set()
-        for need, off_normal, result in options:
+        for need, off_normal, result, suspected in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
                 continue
@@ -1390,7 +1400,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)
                 continue
-            if _hypothetical(words[:places[0]]):
+            if _hypothetical(words[:places[0]], suspected):
                 said.add(HYPOTHETICAL)
                 continue
             # a negation of what it brought ("denies any side effects of the metformin") is none of it

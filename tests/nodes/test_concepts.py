@@ -904,6 +904,18 @@ def test_a_test_that_found_none_of_it_says_it_absent():
     assert tells("Pregnancy test negative.", analyse("Which patients are not pregnant?"), [0]), "it tells who is not"
 
 
+def test_a_suspicion_or_what_is_to_be_ruled_out_tells_no_question_but_one_asking_for_it():
+    from nodes.concepts import tells
+
+    covid, infarct = analyse("Which patients have COVID?"), analyse("Which patients had an MI?")
+    for text, question, told in [("Reason: Suspected COVID-19.", covid, False), ("COVID-19 confirmed by PCR.", covid, True),
+                                 ("Admitted to rule out MI.", infarct, False), ("R/O MI.", infarct, False),
+                                 ("History of MI.", infarct, True)]:
+        assert tells(text, question, [0]) is told, text
+    assert tells("Reason: Suspected COVID-19.", analyse("Which patients had suspected COVID?"), [0])
+    assert tells("A suspicious lung nodule.", analyse("Which patients have a lung nodule?"), [0]), "a suspicious one is there"
+
+
 async def test_a_family_history_is_not_answered_with_the_patients_own(demo_federation, nc):
     """"Which patients have a family history of heart disease?" quoted the demo patients' own atrial fibrillation."""
     answer = await ask(nc, AskRequest(question="Which patients have a family history of heart disease?",
