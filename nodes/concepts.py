@@ -215,7 +215,7 @@ LAY_NAMES = [
     (["varicella"], ["chickenpox"]),
     (["pertussis"], ["whooping cough"]),
     (["conjunctivitis"], ["pink eye"]),
-    (["streptococcal pharyngitis"], ["strep throat"]),
+    (["streptococcal pharyngitis", "streptococcal sore throat"], ["strep throat"]),
     (["urticaria"], ["hives"]),
     (["epistaxis"], ["nosebleed"]),
     (["tinnitus"], ["ringing in the ears"]),

@@ -7,7 +7,7 @@ import pytest
 from bus.client import ask
 from bus.messages import MAX_OPTION_TERMS, CollectionStats, Hit
 from bus.asking import AskRequest
-from nodes.concepts import analyse, focal, grounding, tells
+from nodes.concepts import analyse, focal, grounding, mentions, tells
 from nodes.spelling import respelled
 from summarizer.answer import is_insufficient
 
@@ -56,6 +56,8 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert concepts("Hello. Dear sir, what is tinnitus? Thanks, regards") == ["tinnitus"], "a letter's words"
     [attack] = analyse("Who had a heart attack?").concepts
     assert ("myocardi", "infarct") in attack.alternatives, "an accepted synonym mentions it too"
+    assert mentions("Reason: Streptococcal sore throat (disorder).", analyse("Who has strep throat?").concepts), \
+        "as SNOMED writes it"
     [kind] = analyse("Who takes an anticoagulant?").concepts
     assert ("apixaban",) in kind.alternatives, "a drug of the kind asked about mentions it"
     [drug] = analyse("Who takes apixaban?").concepts
