@@ -1214,6 +1214,14 @@ _UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|was|were|has|had|have|bee
                            r"eventually|recently)\s+)*(?:" + "|".join(sorted(UNDOING)) + r")"
                            r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?")
 _TURNS = frozenset({"but", "however"})
+#: A relative's word labelling what follows it ("Maternal grandfather: pancreatic cancer", "Mother: breast cancer"):
+#: its colon ends no clause, so the relative reaches what it labels.
+_KIN_LABEL = re.compile(r"\b((?:(?:maternal|paternal|great|older|younger|twin)[\s-]+)*(?:"
+                        + "|".join(sorted(RELATIVES, key=len, reverse=True)) + r"))\s*:", re.IGNORECASE)
+#: How a clause that tells what runs in the family ends ("She describes cancer, hypertension … in her family"): all it
+#: mentions is the relatives'.
+_IN_FAMILY = frozenset({("in", "her", "family"), ("in", "his", "family"), ("in", "the", "family"),
+                        ("in", "their", "family"), ("in", "my", "family")})
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -1232,7 +1240,7 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ..
     """The clauses of ``text``: each one's words, each word's terms, whether the clause after it, turned to by
     "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`), and which of the clause's comma-separated
     items each word is in."""
-    parts = _CLAUSE.split(text)  # clause, what ends it, clause, ...
+    parts = _CLAUSE.split(_KIN_LABEL.sub(r"\1 ", text))  # clause, what ends it, clause, ...
     found = [_itemized(part) for part in parts[::2]]
     said = [tuple(word for word, _ in clause) for clause in found]
     turns = [end.strip().casefold() in _TURNS for end in parts[1::2]]
@@ -1395,7 +1403,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            if not kin and _kin_said(before):  # a relative's, or denied of them ("No family history of")
+            if not kin and (_kin_said(before) or tuple(words[-3:]) in _IN_FAMILY):  # a relative's, or denied of them
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)

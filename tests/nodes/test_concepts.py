@@ -889,6 +889,13 @@ def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs(
                            ("Mother reports she has had asthma since age 3.", False)]:
         assert tells(text, asthma, [0]) is patients, text
         assert tells(text, family, [1]) is not patients, text
+    cancer, kin = analyse("Which patients have a history of cancer?"), analyse("Who has a family history of cancer?")
+    for text, patients in [("Maternal grandfather: pancreatic cancer.", False), ("Mother: breast cancer.", False),
+                           ("She describes cancer, hypertension and depression in her family.", False),
+                           ("Cancer runs in the family.", False), ("Diagnosis: prostate cancer.", True),
+                           ("Mother: alive and well. Prostate cancer in 2010.", True)]:
+        assert tells(text, cancer, [0]) is patients, text
+        assert tells(text, kin, [1]) is not patients, text
 
 
 def test_a_test_that_found_none_of_it_says_it_absent():
