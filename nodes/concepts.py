@@ -1191,6 +1191,8 @@ def _kin_said(before: tuple[str, ...] | list[str]) -> bool:
         if not telling or not theirs.isdisjoint(before[i + 1:]):
             return True
     return False
+
+
 #: Words of a question's concept that ask for a finding off the normal ("an *elevated* troponin", "*abnormal* liver
 #: enzymes"), and words that, next to a mention, say it is normal: "troponin is normal" is no elevated troponin.
 OFF_NORMAL = frozenset("elevated raised increased high abnormal decreased low positive".split())
