@@ -1320,6 +1320,11 @@ def _asks_a_result(concept: Concept) -> bool:
     return not _TEST_NAMES.isdisjoint(lexical.words(concept.text))
 
 
+def _asks_a_suspicion(concept: Concept) -> bool:
+    """Whether ``concept`` is asked as a suspicion ("suspected COVID": :data:`SUSPECTED`): one then tells it."""
+    return not SUSPECTED.isdisjoint(lexical.words(concept.text))
+
+
 def _negative_result(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
     """Whether the words after the mention ending at ``at`` say a test found none of it: past a test's words
     (:data:`RESULT_WORDS` and numbers, at most :data:`UNDOING_REACH`), "negative" in the same comma-separated item —
@@ -1391,8 +1396,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
-    options = [(need, _off_normal(concept), _asks_a_result(concept), not SUSPECTED.isdisjoint(lexical.words(concept.text)))
-               for concept, said in zip(concepts, read)
+    asked_as = [(_off_normal(concept), _asks_a_result(concept), _asks_a_suspicion(concept)) for concept in concepts]
+    options = [(need, *how) for concept, said, how in zip(concepts, read, asked_as)
                for need, option in _ways(concept, said) if _writes(text, held, need, option)]
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
@@ -1405,7 +1410,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            if not kin and (_kin_said(before) or tuple(words[-3:]) in _IN_FAMILY):  # a relative's, or denied of them
+            if not kin and (_kin_said(before) or words[-3:] in _IN_FAMILY):  # a relative's, or denied of them
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)
@@ -1563,8 +1568,8 @@ def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
     "Cephalexin" — the thing asked about is unknown to the records, not only put otherwise. A number ("type 2") and a
     word whose term was not counted tell nothing."""
     floor = _everyday_count()
+    counted = {part for term in stats.df for part in lexical.parts(term)}
     held = {part for term, n in stats.df.items() if n for part in lexical.parts(term)}
-    counted = held | {part for term in stats.df for part in lexical.parts(term)}
     return [word for word in lexical.words(concept.text) if word.isalpha() and written().get(word, 0) < floor
             and (terms := lexical.terms(word)) and set(terms) <= counted and not set(terms) & held]
 

@@ -514,11 +514,11 @@ def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: di
     """The passages (1-based) of the patients whose passages say present a thing the question asks absent (``said``: which,
     by passage) and none tells it as asked (``told``)."""
     present: dict[str | None, set[int]] = {}
-    absent: dict[str | None, set[int]] = {}
+    as_asked: dict[str | None, set[int]] = {}
     for n, things in said.items():
         present.setdefault(hits[n].patient, set()).update(things)
-        absent.setdefault(hits[n].patient, set()).update(told[n])
-    against = {patient for patient, things in present.items() if things - absent[patient]}
+        as_asked.setdefault(hits[n].patient, set()).update(told[n])
+    against = {patient for patient, things in present.items() if things - as_asked[patient]}
     return {n for n in told if hits[n].patient in against}
 
 
