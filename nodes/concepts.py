@@ -699,6 +699,19 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
+#: Of the qualifiers, those that say a thing is otherwise than another does (each with its others): a record of "acute
+#: lymphocytic leukemia" does not write the "chronic lymphocytic leukemia" a question asks about, nor one of a "right
+#: total knee arthroplasty" its "left knee replacement", nor "mild intermittent asthma" "severe asthma", though each
+#: holds what is left of the question's concept without its qualifiers (:func:`_otherwise`).
+OPPOSITES = {"acute": "chronic", "chronic": "acute", "mild": "moderate severe", "moderate": "mild severe",
+             "severe": "mild moderate", "partial": "complete total", "complete": "partial", "total": "partial",
+             "left": "right", "right": "left", "primary": "secondary", "secondary": "primary", "early": "late advanced",
+             "late": "early", "advanced": "early", "simple": "complicated", "complicated": "simple uncomplicated",
+             "uncomplicated": "complicated", "intermittent": "persistent", "persistent": "intermittent",
+             "major": "minor", "minor": "major"}
+_OPPOSITES = {_stems(word)[0]: frozenset(_stems(others)) for word, others in OPPOSITES.items()}
+#: Words that may stand between a thing's qualifiers ("acute on chronic", "mild to moderate", "acute and chronic").
+_BETWEEN_QUALIFIERS = frozenset("and or on to".split())
 
 
 def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
@@ -993,7 +1006,7 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
 def _says(text: str, held: frozenset[str], concept: Concept) -> bool:
     """Whether ``text`` (its terms ``held``) mentions ``concept``: in words, or by a reading that writes it."""
     read = _reading(text, concept)
-    return read is True or _holds(text, held, _ways(concept, read))
+    return read is True or _holds(text, held, _ways(concept, read), concept)
 
 
 @functools.lru_cache(maxsize=1_024)
@@ -1020,12 +1033,14 @@ def _ways(concept: Concept, read: bool | None) -> tuple[tuple[frozenset[str], tu
     return tuple((need, option) for need, option in needs if need == frozenset(lexical.held_terms(option)))
 
 
-def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...]) -> bool:
-    """Whether ``text`` (its terms ``held``) holds one of a concept's ``needs`` (:func:`_needs`)."""
-    return any(_writes(text, held, need, option) for need, option in needs)
+def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], tuple[str, ...]], ...],
+           concept: Concept) -> bool:
+    """Whether ``text`` (its terms ``held``) holds one of ``concept``'s ``needs`` (:func:`_needs`)."""
+    return any(_writes(text, held, need, option, concept) for need, option in needs)
 
 
-def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...]) -> bool:
+def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...],
+            concept: Concept | None = None) -> bool:
     """Whether ``text`` (its terms ``held``) writes ``option`` of a concept, which it must hold (``need``): its specifier
     as one (:func:`nodes.data.lexical.written_together`), and each word that qualifies the next of it somewhere not
     hyphened to a word the option lacks (:func:`_compounds`): "High-intensity statin and blood pressure control" does
@@ -1033,9 +1048,12 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     supplements. The option's last word may be hyphened to anything ("HIV-positive", "COVID-19 pneumonia"), and any
     word to what comes before it ("drug-induced liver injury" writes induced liver injury) — but a word of who, when or
     how much (:data:`CONTEXT`) opening a compound of the option's words that qualifies the next word says what that
-    is: a "low-sodium diet" is no low sodium, a "high-protein diet" no high protein. The gateway quotes by this rule;
-    the leaves' counts, which read no text for it, may count more."""
+    is: a "low-sodium diet" is no low sodium, a "high-protein diet" no high protein. An option that leaves out a
+    qualifier of ``concept``'s is not written where every place of it is qualified otherwise (:func:`_otherwise`). The
+    gateway quotes by this rule; the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
+        return False
+    if concept is not None and _otherwise(text, held, need, option, concept):
         return False
     if len(need) > 1 and _SPREADS.search(text) and not need <= _held(_SPREADS.sub(" ", text)):
         return False  # where a pain spreads is not where it is
@@ -1053,6 +1071,33 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
                                     and not (term == parts[0] and attributive(parts, follower))
                                     for parts, follower in compounds for part, after in zip(parts, (*parts[1:], None)))
                for term in qualifying)
+
+
+def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...], concept: Concept) -> bool:
+    """Whether ``text`` qualifies ``option`` of ``concept``, wherever it writes its first word, otherwise than the
+    concept's own qualifiers that a text need not hold (``need``, :func:`_needs`; :data:`OPPOSITES`): the qualifiers
+    right before it (through "and", "or", "on", "to") hold an opposite of one and none of them. "Acute lymphocytic
+    leukemia in remission" writes no chronic lymphocytic leukemia; "acute on chronic" and "acute and chronic"
+    pancreatitis write either."""
+    left_out = frozenset(concept.alternatives[0]) & _QUALIFIERS - need
+    against = frozenset().union(*(_OPPOSITES.get(term, frozenset()) for term in left_out))
+    kept = [term for term in lexical.held_terms(option) if term in need]
+    if not against & held or not kept:
+        return False
+    placed = False
+    for words, stems, _, _ in _clauses(text):
+        for i, terms in enumerate(stems):
+            if kept[0] not in terms:
+                continue
+            placed, qualified = True, set()
+            for j in range(i - 1, -1, -1):
+                if stems[j] & _QUALIFIERS:
+                    qualified |= stems[j]
+                elif words[j] not in _BETWEEN_QUALIFIERS:
+                    break
+            if not qualified & against or qualified & left_out:
+                return False
+    return placed
 
 
 #: Where a pain or a rash spreads to ("epigastric pain radiating to the back", "chest pain radiating down the left arm",
@@ -1398,7 +1443,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     read = [_reading(text, concept) for concept in concepts]
     asked_as = [(_off_normal(concept), _asks_a_result(concept), _asks_a_suspicion(concept)) for concept in concepts]
     options = [(need, *how) for concept, said, how in zip(concepts, read, asked_as)
-               for need, option in _ways(concept, said) if _writes(text, held, need, option)]
+               for need, option in _ways(concept, said) if _writes(text, held, need, option, concept)]
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found

@@ -913,6 +913,28 @@ def test_a_test_that_found_none_of_it_says_it_absent():
     assert tells("Pregnancy test negative.", analyse("Which patients are not pregnant?"), [0]), "it tells who is not"
 
 
+def test_a_thing_qualified_otherwise_is_not_what_is_asked():
+    """"…chronic lymphocytic leukemia?" was answered with a patient's "Acute lymphocytic leukemia in remission": a
+    qualifier (acute, chronic, left, right, mild, severe …) need not be written, but its opposite says another thing."""
+    from nodes.concepts import mentions, tells
+
+    for question, text, told in [
+            ("Which patients have chronic lymphocytic leukemia?", "Acute lymphocytic leukemia in remission.", False),
+            ("Which patients have chronic lymphocytic leukemia?", "Chronic lymphocytic leukemia of B-cell type.", True),
+            ("Which patients have chronic lymphocytic leukemia?", "Acute kidney failure; lymphocytic leukemia.", True),
+            ("Which patients have acute pancreatitis?", "History of chronic pancreatitis.", False),
+            ("Which patients have acute pancreatitis?", "Acute and chronic pancreatitis.", True),
+            ("Which patients have acute pancreatitis?", "Admitted with pancreatitis.", True),
+            ("Which patients have chronic pain?", "Acute on chronic pain.", True),
+            ("Who had a left knee replacement?", "Status post right total knee arthroplasty.", False),
+            ("Who had a left knee replacement?", "Left total knee arthroplasty in 2010.", True),
+            ("Which patients have severe asthma?", "Mild intermittent asthma.", False),
+            ("Which patients have severe asthma?", "Moderate to severe asthma.", True)]:
+        analysis = analyse(question)
+        assert tells(text, analysis, [0]) is told, (question, text)
+        assert mentions(text, analysis.concepts) is told, (question, text)
+
+
 def test_a_suspicion_or_what_is_to_be_ruled_out_tells_no_question_but_one_asking_for_it():
     from nodes.concepts import tells
 
