@@ -4,15 +4,16 @@
 words that say whom are context (:data:`nodes.concepts.CONTEXT`), which no record need mention, so nothing held the
 answer to them. A question's :class:`Whom` is read from its words (:func:`whom`): a sex (women, female, girls …; men,
 male, boys …; both or neither: none) and an age ("over 80", "older than 65", "under 40", "aged 65 or older", "80 and
-over", "in their 70s", "which children", "pediatric patients"). Words without an age ("elderly", "older adults")
-are no bound: where they begin is the asker's. The gateway drops the hits of every patient whose records say
-otherwise before it fuses its lists (:func:`kept`), having asked the leaves for :data:`DEEPER` times as many
-(:func:`widened`), so that its top k are of those asked about; the centralized baseline ranks the same way
+over", "in their 70s", "which children", "pediatric patients", "in children", "in adults"). Words without an age
+("elderly", "older adults") are no bound: where they begin is the asker's. The gateway drops the hits of every patient
+whose records say otherwise before it fuses its lists (:func:`kept`), having asked the leaves for :data:`DEEPER` times
+as many (:func:`widened`), so that its top k are of those asked about; the centralized baseline ranks the same way
 (:meth:`nodes.run.baseline.CentralIndex.ranked`). A patient's sex and ages are what the hits about them say
-(:func:`facts`): their metadata (``sex`` or ``gender``; ``age``) or, failing that, their text ("This 92-year-old
-woman", "Ms. Foster"). A patient whose hits say nothing of it is kept — nothing says otherwise — and so is a hit about
-no patient (a reference text): this judges patients, not what is written about people — and only in records of
-patients (:attr:`bus.messages.CollectionStats.people`), so a question of reference texts is ranked as always.
+(:func:`facts`): their metadata (``sex`` or ``gender``; ``age``, a number or a string of one) or, failing that, their
+text ("This 92-year-old woman", "Ms. Foster", "Patient: male, age 60"). A patient whose hits say nothing of it is kept
+— nothing says otherwise — and so is a hit about no patient (a reference text): this judges patients, not what is
+written about people — and only in records of patients (:attr:`bus.messages.CollectionStats.people`), so a question
+of reference texts is ranked as always.
 
 Example::
 
@@ -59,11 +60,25 @@ _BEYOND = [
 _FROM = re.compile(rf"\b(?:aged?\s+(?P<n>\d{{1,3}})(?:{_YEARS})?|(?P<m>\d{{1,3}}){_YEARS}|{_PEOPLE}\s+(?P<p>\d{{1,3}}))\s*"
                    rf"(?:(?:or|and)\s+(?P<op>older|over|above|up|younger|under|below)\b|(?P<plus>\+))", re.IGNORECASE)
 _DECADE = re.compile(r"\bin\s+(?:their|his|her)\s+(\d)0s\b", re.IGNORECASE)
-_CHILDREN = re.compile(r"\b(?:which|what|any|the)\s+(?:children|kids|minors)\b|\b(?:pediatric|paediatric)\s+patients?\b",
-                       re.IGNORECASE)
+_YOUNG = r"(?:children|kids|minors|infants|babies|newborns|toddlers)"
+_TEENS = r"(?:adolescents|teenagers|teens)"
+#: A group of the young a question asks about: "which children", "pediatric patients", and a thing "in children",
+#: "among infants", "for kids", "Children with … " ("What are the treatments for irritable bowel syndrome in children?"
+#: quoted a 32-year-old's notes) — minors; adolescents and teenagers up to 19.
+_CHILDREN = re.compile(rf"\b(?:which|what|any|the)\s+(?P<which>{_YOUNG}|{_TEENS})\b|\b(?:pediatric|paediatric)\s+patients?\b"
+                       rf"|\b(?:in|among|for)\s+(?:young\s+)?(?P<among>{_YOUNG}|{_TEENS})\b(?!['’])"
+                       rf"|^\W*(?P<with>{_YOUNG}|{_TEENS})\s+(?:with|who)\b", re.IGNORECASE)
+#: … and of adults ("in adults", "adult patients"), from 18.
+_ADULTS = re.compile(r"\b(?:which|what|any|the|in|among|for)\s+adults\b|\badults?\s+(?:patients?\b|with\b|who\b)",
+                     re.IGNORECASE)
 #: How a record gives a patient's age and sex: "This 92-year-old woman", "a 54 year old male".
 _AGE_SEX = re.compile(r"\b(\d{1,3})[-\s](?:year|yr)s?[-\s]old(?:\s+(woman|man|female|male|girl|boy|lady|gentleman))?\b",
                       re.IGNORECASE)
+#: … or as fields: "Patient: male, age 60." (MIMIC's admissions), "Sex: F. Age: 54" — an age after a comma, colon or
+#: full stop, not "died at age 60" or "gestational age 38 weeks".
+_FIELDS = re.compile(r"\b(?:patient|sex|gender)\s*:\s*(?P<sex>female|male|f|m)\b"
+                     r"|(?:(?<=[,.;:])|^)\s*age\s*:?\s*(?P<age>\d{1,3})\b(?!\s*(?:weeks?|months?|days?|wks?|mos?)\b)",
+                     re.IGNORECASE | re.MULTILINE)
 _TITLE = re.compile(r"\b(Mr|Ms|Mrs|Miss)\b\.?\s+(?:[A-Z][\w'’-]*\s+)?([A-Z][\w'’-]*)")
 
 
@@ -105,8 +120,12 @@ def whom(question: str) -> Whom:
     decade = _DECADE.search(question)
     if low is None and high is None and decade:
         low, high = int(decade.group(1)) * 10, int(decade.group(1)) * 10 + 9
-    if low is None and high is None and _CHILDREN.search(question):
-        high = 17
+    young = _CHILDREN.search(question)
+    if low is None and high is None and young:
+        group = next(found for found in young.groups() if found) if any(young.groups()) else ""
+        high = 19 if re.fullmatch(_TEENS, group, re.IGNORECASE) else 17
+    elif low is None and high is None and _ADULTS.search(question):
+        low = 18
     return Whom(sex, low, high)
 
 
@@ -150,9 +169,9 @@ def facts(hits: list[Hit]) -> dict[str, Facts]:
         sex = _sex(str(hit.metadata.get("sex") or hit.metadata.get("gender") or ""))
         if sex:
             said.sexes.add(sex)
-        age = hit.metadata.get("age")
-        if isinstance(age, (int, float)) and not isinstance(age, bool) and 0 <= age <= 130:
-            said.ages.add(float(age))
+        age = _age(hit.metadata.get("age"))
+        if age is not None:
+            said.ages.add(age)
         if sex and age is not None:
             continue
         for match in _AGE_SEX.finditer(hit.text):
@@ -160,10 +179,28 @@ def facts(hits: list[Hit]) -> dict[str, Facts]:
                 said.ages.add(float(match.group(1)))
             if not sex and match.group(2):
                 said.sexes.add(_sex(match.group(2)))
+        for match in _FIELDS.finditer(hit.text):
+            if age is None and match.group("age") and int(match.group("age")) <= 130:
+                said.ages.add(float(match.group("age")))
+            if not sex and match.group("sex"):
+                said.sexes.add(_sex(match.group("sex")))
         if not sex:
             surname = hit.patient.split()[-1]
             said.sexes |= {_sex(title) for title, name in _TITLE.findall(hit.text) if name == surname}
     return found
+
+
+def _age(value) -> float | None:
+    """An age as a record's metadata give it: a number, or a string of one ("32", as ACI-BENCH's are); ``None`` for
+    anything else, or past 130."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 130:
+        return float(value)
+    return None
 
 
 def _sex(word: str) -> str:

@@ -23,6 +23,12 @@ from nodes.demographics import Whom, asks_which, facts, kept, whom
     ("Which patients 65 years or older take warfarin?", Whom(low=65)),
     ("Which women in their 70s have COPD?", Whom(sex="female", low=70, high=79)),
     ("Which children have asthma?", Whom(high=17)),
+    ("What are the treatments for Irritable Bowel Syndrome in Children ?", Whom(high=17)),
+    ("How is asthma treated in young children?", Whom(high=17)),
+    ("Children with asthma: which use inhalers?", Whom(high=17)),
+    ("What causes acne in teenagers?", Whom(high=19)),
+    ("What are the symptoms of Lyme disease in adults?", Whom(low=18)),
+    ("Which adult patients have asthma?", Whom(low=18)),
 ])
 def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
     assert whom(question) == expected
@@ -34,6 +40,9 @@ def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
     "Do women and men get gout at the same age?",  # both
     "Which patients have a family history of breast cancer in a female relative?",  # someone else's
     "Which patients have children?",
+    "Which patients have children with autism?",  # the children are someone else
+    "Which patients take children's Tylenol for fever?",
+    "Which patients have adult-onset diabetes?",
     "Which patients have had diabetes for over 10 years?",  # how long, not how old
     "Which patients had symptoms for 5 years or less?",
     "Which elderly patients had a fall?",  # where elderly begins is the asker's
@@ -85,6 +94,21 @@ def test_a_patient_is_dropped_only_where_their_records_say_they_are_not_whom_was
     dense, lexical = kept(whom("Which men have gout?"), hits[:3], hits[3:])
     assert ids(dense) == ["p3"] and ids(lexical) == ["p4", "p5", "p7"], "what one list says holds for the other"
     assert kept(Whom(), hits) == (hits,)
+
+
+def test_an_age_given_as_a_string_or_a_field_is_the_patients():
+    """ACI-BENCH gives a note's age as a string ("32"), MIMIC's admissions write "Patient: male, age 60.": "What are
+    the treatments for irritable bowel syndrome in children?" quoted a 32-year-old's notes."""
+    hits = [hit(1, "Bri Eds", "Follow up irritable bowel syndrome.", age="32", gender="female "),
+            hit(2, "Jo Moore", "Jo Moore, 2146-11-09. Patient: male, age 60. Services: MED."),
+            hit(3, "Al Kim", "Father died at age 60 of a stroke. Gestational age: 38 weeks."),
+            hit(4, "Cy Park", "IBS.", age="unknown")]
+    said = facts(hits)
+    assert (said["Bri Eds"].sexes, said["Bri Eds"].ages) == ({"female"}, {32.0})
+    assert (said["Jo Moore"].sexes, said["Jo Moore"].ages) == ({"male"}, {60.0})
+    assert not said["Al Kim"].ages and not said["Cy Park"].ages, "an age at an event, a gestational age, no number"
+    assert [h.id for h in kept(whom("What are the treatments for irritable bowel syndrome in children?"), hits)[0]] \
+        == ["p3", "p4"]
 
 
 async def test_an_answer_names_only_the_patients_whom_the_question_asks_about(demo_federation, nc):
