@@ -63,10 +63,11 @@ _DECADE = re.compile(r"\bin\s+(?:their|his|her)\s+(\d)0s\b", re.IGNORECASE)
 _YOUNG = r"(?:children|kids|minors|infants|babies|newborns|toddlers)"
 _TEENS = r"(?:adolescents|teenagers|teens)"
 #: A group of the young a question asks about: "which children", "pediatric patients", and a thing "in children",
-#: "among infants", "for kids", "Children with … " ("What are the treatments for irritable bowel syndrome in children?"
-#: quoted a 32-year-old's notes) — minors; adolescents and teenagers up to 19.
+#: "among infants", "in constipated children", "for kids", "Children with … " ("What are the treatments for irritable
+#: bowel syndrome in children?" quoted a 32-year-old's notes) — minors; adolescents and teenagers up to 19.
 _CHILDREN = re.compile(rf"\b(?:which|what|any|the)\s+(?P<which>{_YOUNG}|{_TEENS})\b|\b(?:pediatric|paediatric)\s+patients?\b"
-                       rf"|\b(?:in|among|for)\s+(?:young\s+)?(?P<among>{_YOUNG}|{_TEENS})\b(?!['’])"
+                       rf"|\b(?:in|among|for)\s+(?:(?!(?:their|his|her|our|my|your|these|those|whose)\b)[^\W\d_][\w-]*\s+)?"
+                       rf"(?P<among>{_YOUNG}|{_TEENS})\b(?!['’])"
                        rf"|^\W*(?P<with>{_YOUNG}|{_TEENS})\s+(?:with|who)\b", re.IGNORECASE)
 #: … and of adults ("in adults", "adult patients"), from 18.
 _ADULTS = re.compile(r"\b(?:which|what|any|the|in|among|for)\s+adults\b|\badults?\s+(?:patients?\b|with\b|who\b)",

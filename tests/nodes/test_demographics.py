@@ -25,6 +25,7 @@ from nodes.demographics import Whom, asks_which, facts, kept, whom
     ("Which children have asthma?", Whom(high=17)),
     ("What are the treatments for Irritable Bowel Syndrome in Children ?", Whom(high=17)),
     ("How is asthma treated in young children?", Whom(high=17)),
+    ("Diagnosis and follow-up in constipated children: should we use ultrasound?", Whom(high=17)),
     ("Children with asthma: which use inhalers?", Whom(high=17)),
     ("What causes acne in teenagers?", Whom(high=19)),
     ("What are the symptoms of Lyme disease in adults?", Whom(low=18)),
@@ -41,6 +42,7 @@ def test_whom_a_question_asks_about_is_read_from_its_words(question, expected):
     "Which patients have a family history of breast cancer in a female relative?",  # someone else's
     "Which patients have children?",
     "Which patients have children with autism?",  # the children are someone else
+    "Which patients have diabetes in their children?",
     "Which patients take children's Tylenol for fever?",
     "Which patients have adult-onset diabetes?",
     "Which patients have had diabetes for over 10 years?",  # how long, not how old
