@@ -1,6 +1,7 @@
 """``synthea``: a Synthea CSV export folder, one record per encounter.
 
-Reads ``patients.csv`` (the names: ``FIRST LAST``, with the digits Synthea appends removed),
+Reads ``patients.csv`` (the names: ``FIRST LAST``, with the digits Synthea appends removed; the sex and the age at
+each encounter, from ``GENDER`` and ``BIRTHDATE``, go in its metadata),
 ``encounters.csv`` (class, description, reason, start date, organization), and joins each encounter's
 ``conditions.csv`` and ``medications.csv`` rows, and those of ``allergies.csv``, ``procedures.csv`` and
 ``immunizations.csv`` where the export has them, so a question about a named patient's conditions, drugs,
@@ -24,6 +25,26 @@ _DIGITS = re.compile(r"\d+")
 def person_name(first: str, last: str) -> str:
     """``Alice368 Gleason633`` becomes ``Alice Gleason``."""
     return " ".join(_DIGITS.sub("", part).strip() for part in (first, last) if part and _DIGITS.sub("", part).strip())
+
+
+def _who(person: dict[str, str], start: str) -> dict[str, str | int]:
+    """The patient's sex and age at an encounter starting at ``start``, as far as ``patients.csv`` gives them
+    (``GENDER`` F or M, ``BIRTHDATE``), for questions about women, men, children or an age
+    (:mod:`nodes.demographics`)."""
+    found: dict[str, str | int] = {}
+    sex = {"F": "female", "M": "male"}.get((person.get("GENDER") or "").strip().upper())
+    if sex:
+        found["sex"] = sex
+    born, then = _DATE.match(person.get("BIRTHDATE") or ""), _DATE.match(start or "")
+    if born and then:
+        (year, month, day), (at, at_month, at_day) = (tuple(map(int, date.groups())) for date in (born, then))
+        age = at - year - ((at_month, at_day) < (month, day))
+        if 0 <= age <= 130:
+            found["age"] = age
+    return found
+
+
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
 def _allergy(row: dict[str, str]) -> str:
@@ -58,8 +79,8 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
         if not table.is_file():
             raise StoreError(f"{folder}: no {name}.csv (a Synthea CSV export folder is expected)")
     side = LoadReport(str(folder))
-    names = {row["Id"]: person_name(row["FIRST"], row["LAST"])
-             for _, row in csv_rows(tables["patients"], side, ("Id", "FIRST", "LAST"))}
+    people = {row["Id"]: row for _, row in csv_rows(tables["patients"], side, ("Id", "FIRST", "LAST"))}
+    names = {person: person_name(row["FIRST"], row["LAST"]) for person, row in people.items()}
     joined = {heading: _by_encounter(folder / f"{name}.csv", side, said)
               for heading, name, said in _JOINED if (folder / f"{name}.csv").is_file()}
     if side.skipped_count:
@@ -77,5 +98,5 @@ def read(path: Path, report: LoadReport) -> Iterator[tuple[str, Record]]:
             parts.append(f"Reason: {row['REASONDESCRIPTION']}.")
         parts += [f"{heading}: {'; '.join(said[encounter])}." for heading, said in joined.items() if said[encounter]]
         metadata = {"encounter_class": row["ENCOUNTERCLASS"], "patient_id": row["PATIENT"],
-                    "organization": row.get("ORGANIZATION", "")}
+                    "organization": row.get("ORGANIZATION", ""), **_who(people[row["PATIENT"]], row["START"])}
         yield where, Record(encounter, " ".join(parts), names[row["PATIENT"]], row["START"][:10], metadata)

@@ -189,6 +189,32 @@ def test_synthea_names_and_joins_encounters(tmp_path):
 
 
 
+def test_a_synthea_encounter_says_the_patients_sex_and_age_then(tmp_path):
+    """"Which women …", "…in children?" are judged on a patient's sex and age (nodes.demographics); Synthea's encounters
+    said neither, so every Synthea patient was kept whatever they were."""
+    from nodes.demographics import Whom, facts, kept
+    from nodes.data.chunking import chunk
+    from bus.messages import Hit
+
+    write(tmp_path / "patients.csv", "Id,BIRTHDATE,FIRST,LAST,GENDER\np1,1941-09-18,Rose1,Adams2,F\n"
+          "p2,1990-01-01,Sam3,Lee4,M\np3,,Kim5,Ode6,\n")
+    write(tmp_path / "encounters.csv", "Id,START,PATIENT,ENCOUNTERCLASS,DESCRIPTION,REASONDESCRIPTION\n"
+          "e1,1955-09-17T10:00:00Z,p1,ambulatory,Encounter for symptom,Childhood asthma\n"
+          "e2,2021-09-18T10:00:00Z,p1,ambulatory,Asthma follow-up,Asthma\n"
+          "e3,2020-06-01T10:00:00Z,p2,ambulatory,Asthma follow-up,Asthma\n"
+          "e4,2020-06-01T10:00:00Z,p3,ambulatory,Asthma follow-up,Asthma\n")
+    for name in ("conditions", "medications"):
+        write(tmp_path / f"{name}.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n")
+    records, _ = read(tmp_path, "synthea")
+    assert [(r.metadata.get("sex"), r.metadata.get("age")) for r in records] == \
+        [("female", 13), ("female", 80), ("male", 30), (None, None)], "the age at the visit; nothing where none is given"
+    hits = [Hit(id=p.id, org="b", path="b.medicine", score=0.9, text=p.text, patient=p.patient, metadata=p.metadata)
+            for record in records for p in chunk(record, 800)]
+    assert set(facts(hits)["Rose Adams"].ages) == {13.0, 80.0}
+    assert [h.id.split("#")[0] for h in kept(Whom(sex="female"), hits)[0]] == ["e1", "e2", "e4"]
+    assert [h.id.split("#")[0] for h in kept(Whom(high=17), hits)[0]] == ["e1", "e2", "e4"], "asthma as a child"
+
+
 def test_a_synthea_visit_repeated_on_other_days_is_the_same_evidence(tmp_path):
     from nodes.data.chunking import chunk
     from nodes.data.topk import digest
