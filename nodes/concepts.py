@@ -705,11 +705,13 @@ _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 #: holds what is left of the question's concept without its qualifiers (:func:`_otherwise`).
 OPPOSITES = {"acute": "chronic", "chronic": "acute", "mild": "moderate severe", "moderate": "mild severe",
              "severe": "mild moderate", "partial": "complete total", "complete": "partial", "total": "partial",
-             "left": "right", "right": "left", "primary": "secondary", "secondary": "primary", "early": "late advanced",
+             "left": "right", "right": "left", "primary": "secondary", "secondary": "primary essential", "early": "late advanced",
              "late": "early", "advanced": "early", "simple": "complicated", "complicated": "simple uncomplicated",
              "uncomplicated": "complicated", "intermittent": "persistent", "persistent": "intermittent",
              "major": "minor", "minor": "major"}
 _OPPOSITES = {_stems(word)[0]: frozenset(_stems(others)) for word, others in OPPOSITES.items()}
+#: What may qualify a thing right before it: the qualifiers and their opposites ("essential hypertension" is primary).
+_QUALIFYING = _QUALIFIERS | frozenset().union(*_OPPOSITES.values())
 #: Words that may stand between a thing's qualifiers ("acute on chronic", "mild to moderate", "acute and chronic").
 _BETWEEN_QUALIFIERS = frozenset("and or on to".split())
 
@@ -1091,7 +1093,7 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
                 continue
             placed, qualified = True, set()
             for j in range(i - 1, -1, -1):
-                if stems[j] & _QUALIFIERS:
+                if stems[j] & _QUALIFYING:
                     qualified |= stems[j]
                 elif words[j] not in _BETWEEN_QUALIFIERS:
                     break
@@ -1255,11 +1257,12 @@ revealed""".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
 _CLAUSE = re.compile(r"([.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b)", re.IGNORECASE)
 #: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
-#: "prescribed warfarin but stopped it", "...but it was discontinued", "...however, she quit" ("but stopped aspirin"
-#: undoes aspirin, not warfarin).
-_UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|was|were|has|had|have|been|since|later|then|subsequently|"
-                           r"eventually|recently)\s+)*(?:" + "|".join(sorted(UNDOING)) + r")"
-                           r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?")
+#: "prescribed warfarin but stopped it", "...but it was discontinued", "...however, she quit", "...but this is no longer
+#: present" ("but stopped aspirin" undoes aspirin, not warfarin; nor does "but no longer takes lisinopril" undo hypertension).
+_UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|is|are|was|were|has|had|have|been|since|later|then|subsequently|"
+                           r"eventually|recently)\s+)*(?:(?:" + "|".join(sorted(UNDOING)) + r")"
+                           r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?|no\s+longer(?:\s+(?:present|active|applicable|relevant|needed|required|the\s+case|an?\s+(?:issue|problem|concern)"
+                           r"|(?:has|takes|uses|needs)\s+(?:it|them)))?)")
 _TURNS = frozenset({"but", "however"})
 #: A relative's word labelling what follows it ("Maternal grandfather: pancreatic cancer", "Mother: breast cancer"):
 #: its colon ends no clause, so the relative reaches what it labels.

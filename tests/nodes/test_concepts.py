@@ -762,6 +762,11 @@ def test_a_mention_is_told_as_the_question_asks_it_present_or_absent():
         assert not tells(undone, on, [0]), f"what 'but' turns to undoes what it follows: {undone}"
     assert tells("Takes warfarin but stopped aspirin.", on, [0]), "unless it names something else"
     assert tells("On warfarin, however, she quit smoking.", on, [0]), "nor does what however turns to"
+    pressure = analyse("Which patients have hypertension?")
+    for undone in ("There is a past history of hypertension, but this is no longer present.",
+                   "Hypertension, but no longer an issue."):
+        assert not tells(undone, pressure, [0]), f"what is no longer so is undone: {undone}"
+    assert tells("History of hypertension, but he no longer takes lisinopril.", pressure, [0]), "lisinopril is another"
     assert tells("No ulcer. Warfarin 5 mg daily.", on, [0]), "a negation reaches the end of its clause only"
     without = analyse("Which patients do not have diabetes?")
     assert without.negated == {0}
@@ -929,7 +934,9 @@ def test_a_thing_qualified_otherwise_is_not_what_is_asked():
             ("Who had a left knee replacement?", "Status post right total knee arthroplasty.", False),
             ("Who had a left knee replacement?", "Left total knee arthroplasty in 2010.", True),
             ("Which patients have severe asthma?", "Mild intermittent asthma.", False),
-            ("Which patients have severe asthma?", "Moderate to severe asthma.", True)]:
+            ("Which patients have severe asthma?", "Moderate to severe asthma.", True),
+            ("Which patients have secondary hypertension?", "Reason: Essential hypertension (disorder).", False),
+            ("Which patients have secondary hypertension?", "Hypertension secondary to renal artery stenosis.", True)]:
         analysis = analyse(question)
         assert tells(text, analysis, [0]) is told, (question, text)
         assert mentions(text, analysis.concepts) is told, (question, text)
