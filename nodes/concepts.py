@@ -705,7 +705,8 @@ _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 #: holds what is left of the question's concept without its qualifiers (:func:`_otherwise`).
 OPPOSITES = {"acute": "chronic", "chronic": "acute", "mild": "moderate severe", "moderate": "mild severe",
              "severe": "mild moderate", "partial": "complete total", "complete": "partial", "total": "partial",
-             "left": "right", "right": "left", "primary": "secondary", "secondary": "primary essential", "early": "late advanced",
+             "left": "right", "right": "left", "primary": "secondary tertiary",
+             "secondary": "primary essential tertiary", "early": "late advanced",
              "late": "early", "advanced": "early", "simple": "complicated", "complicated": "simple uncomplicated",
              "uncomplicated": "complicated", "intermittent": "persistent", "persistent": "intermittent",
              "major": "minor", "minor": "major"}

@@ -936,7 +936,8 @@ def test_a_thing_qualified_otherwise_is_not_what_is_asked():
             ("Which patients have severe asthma?", "Mild intermittent asthma.", False),
             ("Which patients have severe asthma?", "Moderate to severe asthma.", True),
             ("Which patients have secondary hypertension?", "Reason: Essential hypertension (disorder).", False),
-            ("Which patients have secondary hypertension?", "Hypertension secondary to renal artery stenosis.", True)]:
+            ("Which patients have secondary hypertension?", "Hypertension secondary to renal artery stenosis.", True),
+            ("Which patients have primary hyperparathyroidism?", "On Sensipar for tertiary hyperparathyroidism.", False)]:
         analysis = analyse(question)
         assert tells(text, analysis, [0]) is told, (question, text)
         assert mentions(text, analysis.concepts) is told, (question, text)
