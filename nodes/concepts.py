@@ -1042,8 +1042,7 @@ def _holds(text: str, held: frozenset[str], needs: tuple[tuple[frozenset[str], t
     return any(_writes(text, held, need, option, concept) for need, option in needs)
 
 
-def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...],
-            concept: Concept | None = None) -> bool:
+def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple[str, ...], concept: Concept) -> bool:
     """Whether ``text`` (its terms ``held``) writes ``option`` of a concept, which it must hold (``need``): its specifier
     as one (:func:`nodes.data.lexical.written_together`), and each word that qualifies the next of it somewhere not
     hyphened to a word the option lacks (:func:`_compounds`): "High-intensity statin and blood pressure control" does
@@ -1056,7 +1055,7 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     gateway quotes by this rule; the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
         return False
-    if concept is not None and _otherwise(text, held, need, option, concept):
+    if _otherwise(text, held, need, option, concept):
         return False
     if len(need) > 1 and _SPREADS.search(text) and not need <= _held(_SPREADS.sub(" ", text)):
         return False  # where a pain spreads is not where it is
@@ -1260,10 +1259,11 @@ _CLAUSE = re.compile(r"([.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b)", 
 #: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
 #: "prescribed warfarin but stopped it", "...but it was discontinued", "...however, she quit", "...but this is no longer
 #: present" ("but stopped aspirin" undoes aspirin, not warfarin; nor does "but no longer takes lisinopril" undo hypertension).
+_NO_LONGER = (r"no\s+longer(?:\s+(?:present|active|applicable|relevant|needed|required|the\s+case"
+              r"|an?\s+(?:issue|problem|concern)|(?:has|takes|uses|needs)\s+(?:it|them)))?")
 _UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|is|are|was|were|has|had|have|been|since|later|then|subsequently|"
                            r"eventually|recently)\s+)*(?:(?:" + "|".join(sorted(UNDOING)) + r")"
-                           r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?|no\s+longer(?:\s+(?:present|active|applicable|relevant|needed|required|the\s+case|an?\s+(?:issue|problem|concern)"
-                           r"|(?:has|takes|uses|needs)\s+(?:it|them)))?)")
+                           r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?|" + _NO_LONGER + ")")
 _TURNS = frozenset({"but", "however"})
 #: A relative's word labelling what follows it ("Maternal grandfather: pancreatic cancer", "Mother: breast cancer"):
 #: its colon ends no clause, so the relative reaches what it labels.

@@ -123,8 +123,8 @@ def whom(question: str) -> Whom:
         low, high = int(decade.group(1)) * 10, int(decade.group(1)) * 10 + 9
     young = _CHILDREN.search(question)
     if low is None and high is None and young:
-        group = next(found for found in young.groups() if found) if any(young.groups()) else ""
-        high = 19 if re.fullmatch(_TEENS, group, re.IGNORECASE) else 17
+        teens = young.lastgroup is not None and re.fullmatch(_TEENS, young.group(young.lastgroup), re.IGNORECASE)
+        high = 19 if teens else 17
     elif low is None and high is None and _ADULTS.search(question):
         low = 18
     return Whom(sex, low, high)
