@@ -1081,15 +1081,14 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
     right before it (through "and", "or", "on", "to") hold an opposite of one and none of them. "Acute lymphocytic
     leukemia in remission" writes no chronic lymphocytic leukemia; "acute on chronic" and "acute and chronic"
     pancreatitis write either."""
-    left_out = frozenset(concept.alternatives[0]) & _QUALIFIERS - need
-    against = frozenset().union(*(_OPPOSITES.get(term, frozenset()) for term in left_out))
-    kept = [term for term in lexical.held_terms(option) if term in need]
-    if not against & held or not kept:
+    left_out, against = _opposed(concept, need)
+    first = next((term for term in lexical.held_terms(option) if term in need), None)
+    if not against & held or first is None:
         return False
     placed = False
     for words, stems, _, _ in _clauses(text):
         for i, terms in enumerate(stems):
-            if kept[0] not in terms:
+            if first not in terms:
                 continue
             placed, qualified = True, set()
             for j in range(i - 1, -1, -1):
@@ -1100,6 +1099,13 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
             if not qualified & against or qualified & left_out:
                 return False
     return placed
+
+
+@functools.lru_cache(maxsize=1_024)
+def _opposed(concept: Concept, need: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The qualifiers of ``concept`` a text holding ``need`` may leave out, and their opposites (:data:`OPPOSITES`)."""
+    left_out = frozenset(concept.alternatives[0]) & _QUALIFIERS - need
+    return left_out, frozenset().union(*(_OPPOSITES.get(term, frozenset()) for term in left_out))
 
 
 #: Where a pain or a rash spreads to ("epigastric pain radiating to the back", "chest pain radiating down the left arm",

@@ -73,8 +73,8 @@ _CHILDREN = re.compile(rf"\b(?:which|what|any|the)\s+(?P<which>{_YOUNG}|{_TEENS}
 _ADULTS = re.compile(r"\b(?:which|what|any|the|in|among|for)\s+adults\b|\badults?\s+(?:patients?\b|with\b|who\b)",
                      re.IGNORECASE)
 #: How a record gives a patient's age and sex: "This 92-year-old woman", "a 54 year old male".
-_AGE_SEX = re.compile(r"\b(\d{1,3})[-\s](?:year|yr)s?[-\s]old(?:\s+(woman|man|female|male|girl|boy|lady|gentleman))?\b",
-                      re.IGNORECASE)
+_AGE_SEX = re.compile(r"\b(?P<age>\d{1,3})[-\s](?:year|yr)s?[-\s]old"
+                      r"(?:\s+(?P<sex>woman|man|female|male|girl|boy|lady|gentleman))?\b", re.IGNORECASE)
 #: … or as fields: "Patient: male, age 60." (MIMIC's admissions), "Sex: F. Age: 54" — an age after a comma, colon or
 #: full stop, not "died at age 60" or "gestational age 38 weeks".
 _FIELDS = re.compile(r"\b(?:patient|sex|gender)\s*:\s*(?P<sex>female|male|f|m)\b"
@@ -175,14 +175,10 @@ def facts(hits: list[Hit]) -> dict[str, Facts]:
             said.ages.add(age)
         if sex and age is not None:
             continue
-        for match in _AGE_SEX.finditer(hit.text):
-            if age is None and int(match.group(1)) <= 130:
-                said.ages.add(float(match.group(1)))
-            if not sex and match.group(2):
-                said.sexes.add(_sex(match.group(2)))
-        for match in _FIELDS.finditer(hit.text):
-            if age is None and match.group("age") and int(match.group("age")) <= 130:
-                said.ages.add(float(match.group("age")))
+        for match in (*_AGE_SEX.finditer(hit.text), *_FIELDS.finditer(hit.text)):
+            written = _age(match.group("age"))
+            if age is None and written is not None:
+                said.ages.add(written)
             if not sex and match.group("sex"):
                 said.sexes.add(_sex(match.group("sex")))
         if not sex:
@@ -192,8 +188,8 @@ def facts(hits: list[Hit]) -> dict[str, Facts]:
 
 
 def _age(value) -> float | None:
-    """An age as a record's metadata give it: a number, or a string of one ("32", as ACI-BENCH's are); ``None`` for
-    anything else, or past 130."""
+    """An age as a record gives it: a number, or a string of one ("32", as ACI-BENCH's metadata and every note's text
+    give it); ``None`` for anything else (``None`` too), or past 130."""
     if isinstance(value, str):
         try:
             value = float(value.strip())

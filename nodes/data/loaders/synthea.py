@@ -27,6 +27,9 @@ def person_name(first: str, last: str) -> str:
     return " ".join(_DIGITS.sub("", part).strip() for part in (first, last) if part and _DIGITS.sub("", part).strip())
 
 
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
 def _who(person: dict[str, str], start: str) -> dict[str, str | int]:
     """The patient's sex and age at an encounter starting at ``start``, as far as ``patients.csv`` gives them
     (``GENDER`` F or M, ``BIRTHDATE``), for questions about women, men, children or an age
@@ -42,9 +45,6 @@ def _who(person: dict[str, str], start: str) -> dict[str, str | int]:
         if 0 <= age <= 130:
             found["age"] = age
     return found
-
-
-_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
 def _allergy(row: dict[str, str]) -> str:

@@ -189,6 +189,15 @@ def test_synthea_names_and_joins_encounters(tmp_path):
 
 
 
+def synthea_export(folder: Path, patients: str, encounters: str) -> None:
+    """A Synthea export of ``patients`` (a CSV with its header) and ``encounters`` (rows under the usual header), with
+    no conditions or medications."""
+    write(folder / "patients.csv", patients)
+    write(folder / "encounters.csv", "Id,START,PATIENT,ENCOUNTERCLASS,DESCRIPTION,REASONDESCRIPTION\n" + encounters)
+    for name in ("conditions", "medications"):
+        write(folder / f"{name}.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n")
+
+
 def test_a_synthea_encounter_says_the_patients_sex_and_age_then(tmp_path):
     """"Which women …", "…in children?" are judged on a patient's sex and age (nodes.demographics); Synthea's encounters
     said neither, so every Synthea patient was kept whatever they were."""
@@ -196,15 +205,12 @@ def test_a_synthea_encounter_says_the_patients_sex_and_age_then(tmp_path):
     from nodes.data.chunking import chunk
     from bus.messages import Hit
 
-    write(tmp_path / "patients.csv", "Id,BIRTHDATE,FIRST,LAST,GENDER\np1,1941-09-18,Rose1,Adams2,F\n"
-          "p2,1990-01-01,Sam3,Lee4,M\np3,,Kim5,Ode6,\n")
-    write(tmp_path / "encounters.csv", "Id,START,PATIENT,ENCOUNTERCLASS,DESCRIPTION,REASONDESCRIPTION\n"
-          "e1,1955-09-17T10:00:00Z,p1,ambulatory,Encounter for symptom,Childhood asthma\n"
-          "e2,2021-09-18T10:00:00Z,p1,ambulatory,Asthma follow-up,Asthma\n"
-          "e3,2020-06-01T10:00:00Z,p2,ambulatory,Asthma follow-up,Asthma\n"
-          "e4,2020-06-01T10:00:00Z,p3,ambulatory,Asthma follow-up,Asthma\n")
-    for name in ("conditions", "medications"):
-        write(tmp_path / f"{name}.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n")
+    synthea_export(tmp_path, "Id,BIRTHDATE,FIRST,LAST,GENDER\np1,1941-09-18,Rose1,Adams2,F\n"
+                   "p2,1990-01-01,Sam3,Lee4,M\np3,,Kim5,Ode6,\n",
+                   "e1,1955-09-17T10:00:00Z,p1,ambulatory,Encounter for symptom,Childhood asthma\n"
+                   "e2,2021-09-18T10:00:00Z,p1,ambulatory,Asthma follow-up,Asthma\n"
+                   "e3,2020-06-01T10:00:00Z,p2,ambulatory,Asthma follow-up,Asthma\n"
+                   "e4,2020-06-01T10:00:00Z,p3,ambulatory,Asthma follow-up,Asthma\n")
     records, _ = read(tmp_path, "synthea")
     assert [(r.metadata.get("sex"), r.metadata.get("age")) for r in records] == \
         [("female", 13), ("female", 80), ("male", 30), (None, None)], "the age at the visit; nothing where none is given"
@@ -219,13 +225,10 @@ def test_a_synthea_visit_repeated_on_other_days_is_the_same_evidence(tmp_path):
     from nodes.data.chunking import chunk
     from nodes.data.topk import digest
 
-    write(tmp_path / "patients.csv", "Id,FIRST,LAST\np1,Hattie1,Wolf2\n")
-    write(tmp_path / "encounters.csv", "Id,START,PATIENT,ENCOUNTERCLASS,DESCRIPTION,REASONDESCRIPTION\n"
-          "e1,2013-04-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
-          "e2,2013-09-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
-          "e3,2013-10-11T10:00:00Z,p1,ambulatory,Encounter for problem,Acute bronchitis\n")
-    for name in ("conditions", "medications"):
-        write(tmp_path / f"{name}.csv", "START,PATIENT,ENCOUNTER,DESCRIPTION\n")
+    synthea_export(tmp_path, "Id,FIRST,LAST\np1,Hattie1,Wolf2\n",
+                   "e1,2013-04-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
+                   "e2,2013-09-11T10:00:00Z,p1,ambulatory,Encounter for problem,Chronic kidney disease stage 4\n"
+                   "e3,2013-10-11T10:00:00Z,p1,ambulatory,Encounter for problem,Acute bronchitis\n")
     records, _ = read(tmp_path, "synthea")
     [first], [second], [other] = (chunk(record, 800) for record in records)
     assert first.text.startswith("Hattie Wolf, 2013-04-11. ") and second.text.startswith("Hattie Wolf, 2013-09-11. ")
