@@ -715,6 +715,12 @@ _OPPOSITES = {_stems(word)[0]: frozenset(_stems(others)) for word, others in OPP
 _QUALIFYING = _QUALIFIERS | frozenset().union(*_OPPOSITES.values())
 #: Words that may stand between a thing's qualifiers ("acute on chronic", "mild to moderate", "acute and chronic").
 _BETWEEN_QUALIFIERS = frozenset("and or on to".split())
+#: A word that describes what follows it, by its ending, between a qualifier and the thing it qualifies ("acute alcoholic
+#: pancreatitis", "acute viral hepatitis", "acute necrotizing pancreatitis"), as a word of a hyphenated compound does
+#: ("acute alcohol-related pancreatitis"); at most :data:`_DESCRIBING_MOST` of them, so that a noun ("acute kidney
+#: injury and pancreatitis") still ends what qualifies the thing.
+_DESCRIBING = re.compile(r"[a-z]{3,}(?:ic|al|ous|ive|ing|ed|ary)")
+_DESCRIBING_MOST = 2
 
 
 def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
@@ -1006,6 +1012,15 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
     return any(_says(text, held, concept) for concept in concepts)
 
 
+def otherwise(text: str, concepts: list[Concept]) -> bool:
+    """Whether ``text`` writes what one of ``concepts`` names only qualified otherwise (:func:`_otherwise`), mentioning
+    none of them: "3. Acute pancreatitis." of chronic pancreatitis — a sentence to leave out of an answer about it."""
+    held = _held(text)
+    return not any(_says(text, held, concept) for concept in concepts) and any(
+        need <= held and lexical.written_together(text, option) and _otherwise(text, held, need, option, concept)
+        for concept in concepts for need, option in _needs(concept))
+
+
 def _says(text: str, held: frozenset[str], concept: Concept) -> bool:
     """Whether ``text`` (its terms ``held``) mentions ``concept``: in words, or by a reading that writes it."""
     read = _reading(text, concept)
@@ -1086,15 +1101,20 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
     if not against & held or first is None:
         return False
     placed = False
+    joined = {part.casefold() for compound in _COMPOUND.findall(text) for part in _HYPHEN.split(compound)}
     for words, stems, _, _ in _clauses(text):
         for i, terms in enumerate(stems):
             if first not in terms:
                 continue
-            placed, qualified = True, set()
+            placed, qualified, described = True, set(), 0
             for j in range(i - 1, -1, -1):
                 if stems[j] & _QUALIFYING:
                     qualified |= stems[j]
-                elif words[j] not in _BETWEEN_QUALIFIERS:
+                elif words[j] in _BETWEEN_QUALIFIERS or words[j] in joined:
+                    continue
+                elif described < _DESCRIBING_MOST and stems[j] and _DESCRIBING.fullmatch(words[j]):
+                    described += 1
+                else:
                     break
             if not qualified & against or qualified & left_out:
                 return False

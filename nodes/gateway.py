@@ -31,6 +31,7 @@ gets an answer with ``error.type == "coverage"`` and no hits when the federation
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import re
 import time
@@ -50,8 +51,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, spelled_out, tells,
-                            things_asked, touches, weighed, weighing, written_out)
+from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, otherwise,
+                            spelled_out, tells, things_asked, touches, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
@@ -460,7 +461,8 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     similar to the question as evidence must be (``floor``: "Drinks socially" answers "Does Arjun Allen drink
     alcohol?"). A question asking for a kind by name ("What *imaging* was done for headache?", "Which *antibiotics*
     …") is answered only from what says it or one of its members — headaches are not imaging. A sentence saying more
-    of what is asked weighs more (:func:`nodes.concepts.weighing`)."""
+    of what is asked weighs more (:func:`nodes.concepts.weighing`); one naming it only as another thing is not quoted
+    (:func:`nodes.concepts.otherwise`: "3. Acute pancreatitis." of "Which patients have chronic pancreatitis?")."""
     if not focal(analysis) or not answer.hits:
         return Focus()
     groups = asked(analysis)
@@ -472,6 +474,8 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None
     if not about:
         return Focus(weigh=weigh)
+    concepts = [analysis.concepts[i] for i in about]
+    other = functools.partial(otherwise, concepts=concepts)  # a sentence naming what is asked only as another thing
     cited = list(enumerate(answer.cited(), 1))
     withheld = {n for n, hit in cited if hit.withheld}
     named = answer.of_named
@@ -483,7 +487,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in groups if analysis.wanted in group)
         saying = {n for n, texts in judged.items() if any(tells(text, analysis, kind) for text in texts)}
-        return Focus(passages=saying | withheld, weigh=weigh, strict=True, told=bool(saying),
+        return Focus(passages=saying | withheld, weigh=weigh, strict=True, told=bool(saying), other=other,
                      unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
     # which of the things asked each passage tells (as the question asks it)
     told = {n: {g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in texts)}
@@ -494,8 +498,8 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     said = {n: {g for g in absent if any(affirms(text, analysis, groups[g]) for text in texts)} for n, texts in judged.items()}
     telling = {n for n, things in told.items() if things} - _contradicted(told, said, dict(cited))
     if telling:
-        return Focus(passages=_of_whole(told, len(groups), dict(cited), telling) | withheld, weigh=weigh, told=True)
-    concepts = [analysis.concepts[i] for i in about]
+        return Focus(passages=_of_whole(told, len(groups), dict(cited), telling) | withheld, weigh=weigh, told=True,
+                     other=other)
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
@@ -505,7 +509,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # of it are not an answer, however near ("Which patients had a DVT?" is not answered by dysuria): nothing of
     # them is quoted
     if named:
-        return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts),
+        return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts), other=other,
                      unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
 

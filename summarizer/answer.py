@@ -79,6 +79,9 @@ class Focus:
         says: which of the things the question asks about a text mentions (their places), for a reference text
             quoted whole: its record is quoted from the first passage mentioning all the best hit mentions, or from
             the best hit when it mentions none (:func:`from_best_source`); ``None``: from its start.
+        other: whether a sentence names what is asked only as another thing (qualified otherwise: "3. Acute
+            pancreatitis." of chronic pancreatitis, :func:`nodes.concepts.otherwise`): such a sentence is not quoted,
+            however similar; ``None``: none is.
     """
 
     passages: Collection[int] | None = None
@@ -89,6 +92,7 @@ class Focus:
     near: Callable[[str], bool] | None = None
     told: bool = False
     says: Callable[[str], frozenset[int]] | None = None
+    other: Callable[[str], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             unsaid = not told_of[i]  # says nothing of what is asked
             if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
+                    or (focus.other is not None and focus.other(text))
                     or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
                     or (turn == "first" and hit.patient in told)
                     or (turn == "covering" and not set(says.get(text, ())) - covered.get(hit.patient, set()))

@@ -127,6 +127,26 @@ def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(e
     assert "Department: cardiology." in unrelated, "a field is quoted where nothing else says what is asked"
 
 
+def test_a_sentence_naming_what_is_asked_only_as_another_thing_is_not_quoted(embedder):
+    """"Which patients have chronic pancreatitis?" quoted of a patient "admitted with severe pancreatitis" and then, most
+    similar of the rest, "3. Acute pancreatitis.": the one sentence says what is asked (no chronicity written), the
+    other an acute pancreatitis, which is no answer and reads as one."""
+    from bus.asking import Answer
+    from nodes.concepts import analyse
+    from nodes.gateway import _focus
+
+    question = "Which patients have chronic pancreatitis?"
+    hits = [hit(1, "Lena Hart. INDICATIONS: Admitted with severe pancreatitis. PREOPERATIVE DIAGNOSES: 1. Hypoxia. "
+                   "2. Acute pancreatitis.", "Lena Hart", 0.7)]
+    vector = embedder.embed_one(question)
+    assert "Acute pancreatitis." in extractive_answer(vector, hits, embedder.embed), "near enough to be quoted otherwise"
+    focus = _focus(analyse(question), None, Answer(question=question, hits=hits))
+    answer = extractive_answer(vector, hits, embedder.embed, focus=focus)
+    assert answer.startswith("Lena Hart: INDICATIONS: Admitted with severe pancreatitis. [1]"), answer
+    assert "Acute pancreatitis" not in answer, answer
+    assert not focus.other("Acute on chronic pancreatitis.") and not focus.other("Pancreatitis, chronic.")
+
+
 def test_no_passage_or_weak_evidence_gives_no_answer_and_names_nobody(embedder):
     question = embedder.embed_one("What is the capital of France?")
     assert extractive_answer(question, [], embedder.embed) == INSUFFICIENT
