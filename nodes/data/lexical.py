@@ -131,24 +131,33 @@ ROMAN = {"1": "i", "2": "ii", "3": "iii", "4": "iv", "5": "v"}
 
 def specifier(option: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
     """The specifier that ends ``option`` — a concept's terms ending in a specifier's word and number, as
-    :mod:`nodes.concepts` makes them for "CKD stage 4": ``("stage", "4")`` — if it has one."""
-    if len(option) < 2 or option[-2] not in SPECIFIERS or not _NUMERAL.fullmatch(option[-1]):
+    :mod:`nodes.concepts` makes them for "CKD stage 4": ``("stage", "4")``, or in a word and the letter that says which
+    of it ("hepatitis B", "vitamin D": ``("hepatitis", "b")``) — if it has one."""
+    if len(option) < 2:
         return None
-    return option[-2], option[-1]
+    if option[-2] in SPECIFIERS and _NUMERAL.fullmatch(option[-1]):
+        return option[-2], option[-1]
+    if len(option[-1]) == 1 and option[-1].isalpha() and len(option[-2]) > 2 and option[-2].isalpha():
+        return option[-2], option[-1]
+    return None
 
 
 def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The terms of ``option`` a text must hold: all, but a specifier's number (written "I" it is no term)."""
+    """The terms of ``option`` a text must hold: all, but a specifier's number or letter (written "I" a number is no
+    term; a letter alone says nothing)."""
     return tuple(option[:-1]) if specifier(option) else tuple(option)
 
 
 def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
-    """Whether ``text`` writes the specifier that ends ``option`` as one — "stage 4", "stage IV", "stage-4" — not
-    apart ("stage 3a ... 4 mg"); a number asked without a letter is written with any ("stage 3" of "stage 3a"). True
-    for an option without one. Leaves count and the gateway quotes by this rule."""
+    """Whether ``text`` writes the specifier that ends ``option`` as one — "stage 4", "stage IV", "stage-4",
+    "hepatitis B", "vitamin D3" — not apart ("stage 3a ... 4 mg", "hepatitis C … vitamin B12"); a number asked without
+    a letter is written with any ("stage 3" of "stage 3a"). True for an option without one. Leaves count and the
+    gateway quotes by this rule."""
     found = specifier(option)
     if found is None:
         return True
+    if found[1].isalpha():  # the word (its stem, however it ends) and its letter, a number after it or none
+        return re.search(rf"\b{re.escape(found[0])}\w*[\s-]+{found[1]}\d*\b", text, re.IGNORECASE) is not None
     word, (number, letter) = found[0], _NUMERAL.fullmatch(found[1]).groups()
     letters = letter or "[a-c]?"
     return re.search(rf"\b{word}[\s-]+(?:{number}|{ROMAN.get(number, number)}){letters}\b", text, re.IGNORECASE) is not None

@@ -73,6 +73,7 @@ ABSENT: tuple[Negative, ...] = (
     _q("Which patients had an episode of shingles?", "shingles", "zoster"),
     _q("Which patients have infective endocarditis?", "endocarditis"),
     _q("Which patients were diagnosed with a pulmonary embolism?", "pulmonary embol"),
+    _q("Which patients tested positive for hepatitis B?", "hepatitis b", "hbv"),  # the demo holds hepatitis C
     # drugs
     _q("Which patients are taking adalimumab or infliximab?", "adalimumab", "infliximab"),
     _q("Which patients are on weekly methotrexate?", "methotrexate"),

@@ -1314,6 +1314,24 @@ def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written
     assert not mentions("Newly diagnosed type 2 diabetes; discharged after 1 day.", type1)
 
 
+def test_a_letter_says_which_of_a_thing_is_meant():
+    """"Who tested positive for hepatitis B?" was answered on the demo with four patients' hepatitis C: the letter was
+    dropped as any single letter, and what was left asked of every hepatitis."""
+    from nodes.concepts import mentions
+
+    hep_b = analyse("Who tested positive for hepatitis B?").concepts
+    assert [c.text for c in hep_b] == ["tested positive", "hepatitis B"]
+    b = [hep_b[1]]
+    assert mentions("Hepatitis B surface antigen positive.", b) and mentions("Chronic HBV infection.", b)
+    assert not mentions("Notable for hepatitis C; hyperlipidemia.", b)
+    assert not mentions("Hepatitis C in 2019. Vitamin B12 low.", b), "the letter apart"
+    every = analyse("Which patients have hepatitis?").concepts
+    assert mentions("Notable for hepatitis C.", every) and mentions("Hepatitis B carrier.", every), "no letter: any"
+    vitamin_d = analyse("Which patients take vitamin D?").concepts
+    assert mentions("Vitamin D3 2000 units daily.", vitamin_d) and not mentions("Vitamin B12 injections.", vitamin_d)
+    assert concepts("Which patients have vitamin D deficiency?") == ["vitamin D deficiency"]
+
+
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
     notes = " ".join(path.read_text() for path in (demo_dir / "corpus").rglob("*.jsonl")).casefold()
     assert "stage 3a" in notes and "stage 4" not in notes and "type 2 diabetes" in notes and "type 1" not in notes
