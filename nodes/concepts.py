@@ -888,10 +888,17 @@ _NAMING_DIGITS = re.compile(r"(?![qx]\d)[^\W\d_][^\W_]*\d[^\W_]*", re.IGNORECASE
 
 
 def _lettered(run: list[str], n: int) -> bool:
-    """Whether the word at ``n`` of ``run`` is the letter that says which of the word before it is meant, ending the
-    concept ("hepatitis B", "vitamin D", "protein C"): a specifier (:func:`nodes.data.lexical.specifier`) — hepatitis C
-    is no hepatitis B. A letter elsewhere ("vitamin D deficiency") is left out, as any single letter."""
-    return n == len(run) - 1 and n > 0 and run[n].isalpha() and len(run[n - 1]) > 2 and run[n - 1].isalpha()
+    """Whether the word at ``n`` of ``run`` is the letter that says which of the word before it is meant ("hepatitis B",
+    "vitamin D", "protein C"): a specifier (:func:`nodes.data.lexical.specifier`) — hepatitis C is no hepatitis B, nor
+    vitamin B12 deficiency a vitamin D deficiency. Any other single letter is left out."""
+    return n > 0 and run[n].isalpha() and len(run[n]) == 1 and len(run[n - 1]) > 2 and run[n - 1].isalpha()
+
+
+def _letter_last(words: list[str]) -> list[str]:
+    """``words`` with a word and its letter (:func:`_lettered`) moved to the end, where a specifier stands, as a stage
+    or a type is: "vitamin D deficiency" is read as "deficiency vitamin D"."""
+    at = next((n for n, word in enumerate(words) if n and len(word) == 1), None)
+    return words if at is None or at == len(words) - 1 else [*words[:at - 1], *words[at + 1:], *words[at - 1:at + 1]]
 
 
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
@@ -906,8 +913,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
 
     def close() -> None:
         titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
-        words = [w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
-                 and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS]
+        words = _letter_last([w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
+                              and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS])
         terms = tuple(t for t in _stems(" ".join(words)) if t)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")

@@ -1330,6 +1330,9 @@ def test_a_letter_says_which_of_a_thing_is_meant():
     vitamin_d = analyse("Which patients take vitamin D?").concepts
     assert mentions("Vitamin D3 2000 units daily.", vitamin_d) and not mentions("Vitamin B12 injections.", vitamin_d)
     assert concepts("Which patients have vitamin D deficiency?") == ["vitamin D deficiency"]
+    deficient = analyse("Which patients have vitamin D deficiency?").concepts
+    assert mentions("Vitamin D deficiency; on ergocalciferol.", deficient), "a letter within a concept says which too"
+    assert not mentions("Found vitamin B12 deficient; B12 injections. Vitamin B12 deficiency.", deficient)
 
 
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
