@@ -608,9 +608,11 @@ _GOAL = re.compile(r"\b(?:target(?:ed|s)?|goals?|aim(?:ing)?|keep|maintain|titra
 _GOAL_BEFORE = re.compile(_GOAL.pattern + r"[^.;:]*$", re.IGNORECASE)
 
 
-#: A value that is a dose, not a reading: a unit of an amount given, not of a concentration ("Potassium chloride *20
-#: mEq* IV" gives no potassium of 20; "potassium 5.8 mEq/L" is one).
-_DOSE = re.compile(r"\s*(?:mg|mcg|µg|g|meq|mmol|units?|iu|ml|tablets?|capsules?|puffs?)\b(?!\s*/)", re.IGNORECASE)
+#: A value that is a dose, not a reading: a unit of an amount given, not of a concentration in a body's fluid ("Potassium
+#: chloride *20 mEq* IV" gives no potassium of 20, nor a bag of "Potassium Chl *20 mEq / 1000 mL*"; "potassium 5.8 mEq/L"
+#: is one, and "glucose 250 mg/dL").
+_DOSE = re.compile(r"\s*(?:mg|mcg|µg|g|meq|mmol|units?|iu|ml|tablets?|capsules?|puffs?)\b(?!\s*/\s*[dm]?l\b)",
+                   re.IGNORECASE)
 
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...

@@ -1362,6 +1362,7 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
     assert tells("Potassium was 6.1 mmol/L on arrival.", high, [0]) and not tells("Potassium was 5.5.", high, [0])
     assert not tells("MEDICATIONS: Potassium chloride 20 mEq IV; ondansetron 4 mg IV.", high, [0]), "a dose, not a level"
     assert tells("Potassium 6.1 mEq/L, peaked T waves.", high, [0]), "a concentration in the units of a dose"
+    assert not tells("Medications: Heparin, Potassium Chl 20 mEq / 1000 mL D5 1/2 NS.", high, [0]), "a bag's strength"
     low = analyse("Which patients have an oxygen saturation below 90%?")
     for goal in ("Target oxygen saturation of 88 to 92 percent.", "Oxygen saturation goal 88 to 92%.",
                  "Titrate to an oxygen saturation of 88%."):
