@@ -984,8 +984,9 @@ def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
 
 
 #: Words that say who, when, how much or what kind of care, never what a question is about: a concept made of
-#: these only ("factor replacement", "older adults", "weekly doses") is context. "Which patients with hemophilia
-#: needed factor replacement?" is about hemophilia; whether some record mentions a replacement does not answer it.
+#: these only ("older adults", "weekly doses") is context. A replacement is none of them: it says what is done to the
+#: thing before it — "hormone replacement" is not every mention of hormones, nor "aortic valve replacement" an aortic
+#: stenosis.
 CONTEXT = frozenset("""
 elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
@@ -998,7 +999,7 @@ daily weekly monthly yearly nightly week weeks day days month months year years 
 episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
 well better worse stable unstable
-replacement management care follow followup up dose doses dosing dosage regimen schedule plan plans level
+management care follow followup up dose doses dosing dosage regimen schedule plan plans level
 levels count counts result results reading readings value values amount amounts change changes problem problems
 issue issues condition conditions complaint complaints finding findings loss gain control side effect effects
 free home work school

@@ -250,6 +250,20 @@ def test_a_passage_mentions_what_a_question_is_about_in_its_words():
     assert mentions("Initial troponin was 951 ng/L and rose.", troponin), "a value word qualifies, as 'acute' does"
 
 
+def test_a_replacement_names_what_is_replaced():
+    """"Which women are on hormone replacement therapy?" quoted the case study's "decreased amounts of these hormones may
+    result in … depression": a replacement was a word of context, so the concept was every hormone."""
+    from nodes.concepts import focal, mentions
+
+    hormones = focal(analyse("Which women are on hormone replacement therapy?"))
+    assert mentions("She is postmenopausal and on hormone replacement.", hormones)
+    assert not mentions("Decreased amounts of these hormones may result in cognitive dysfunction.", hormones)
+    valve = focal(analyse("Which patients had an aortic valve replacement?"))
+    assert mentions("PROCEDURES: Aortic valve replacement using a mechanical valve.", valve)
+    assert not mentions("Severe aortic valve stenosis, followed by cardiology.", valve)
+    assert mentions("Potassium should be replaced.", focal(analyse("Which patients needed potassium replacement?")))
+
+
 def test_a_hyphenated_word_is_one_word_of_a_concept():
     from nodes.concepts import focal, mentions
 
