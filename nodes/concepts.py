@@ -893,7 +893,7 @@ def _lettered(run: list[str], n: int) -> bool:
     """Whether the word at ``n`` of ``run`` is the letter that says which of the word before it is meant ("hepatitis B",
     "vitamin D", "protein C"): a specifier (:func:`nodes.data.lexical.specifier`) — hepatitis C is no hepatitis B, nor
     vitamin B12 deficiency a vitamin D deficiency. Any other single letter is left out."""
-    return n > 0 and run[n].isalpha() and len(run[n]) == 1 and len(run[n - 1]) > 2 and run[n - 1].isalpha()
+    return n > 0 and lexical.letters_which(run[n - 1], run[n])
 
 
 def _letter_last(words: list[str]) -> list[str]:
@@ -1032,10 +1032,10 @@ def mentions(text: str, concepts: list[Concept]) -> bool:
 def otherwise(text: str, concepts: list[Concept]) -> bool:
     """Whether ``text`` writes what one of ``concepts`` names only qualified otherwise (:func:`_otherwise`), mentioning
     none of them: "3. Acute pancreatitis." of chronic pancreatitis — a sentence to leave out of an answer about it."""
-    held = _held(text)
-    return not any(_says(text, held, concept) for concept in concepts) and any(
-        need <= held and lexical.written_together(text, option) and _otherwise(text, held, need, option, concept)
-        for concept in concepts for need, option in _needs(concept))
+    held = _held(text)  # what qualifies otherwise is read first: most texts hold no opposite, and it ends there
+    return any(need <= held and lexical.written_together(text, option) and _otherwise(text, held, need, option, concept)
+               for concept in concepts for need, option in _needs(concept)) and not any(
+        _says(text, held, concept) for concept in concepts)
 
 
 def _says(text: str, held: frozenset[str], concept: Concept) -> bool:

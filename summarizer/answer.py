@@ -204,6 +204,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # a patient's first sentence is the one saying most of what the question asks about, then those saying what
     # their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
+    other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
     # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
@@ -226,7 +227,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             unsaid = not told_of[i]  # says nothing of what is asked
             if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
-                    or (focus.other is not None and focus.other(text))
+                    or text in other
                     or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
                     or (turn == "first" and hit.patient in told)
                     or (turn == "covering" and not set(says.get(text, ())) - covered.get(hit.patient, set()))

@@ -137,9 +137,15 @@ def specifier(option: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
         return None
     if option[-2] in SPECIFIERS and _NUMERAL.fullmatch(option[-1]):
         return option[-2], option[-1]
-    if len(option[-1]) == 1 and option[-1].isalpha() and len(option[-2]) > 2 and option[-2].isalpha():
+    if letters_which(option[-2], option[-1]):
         return option[-2], option[-1]
     return None
+
+
+def letters_which(word: str, letter: str) -> bool:
+    """Whether ``letter``, right after ``word``, says which of it is meant ("hepatitis B", "vitamin D"): one letter
+    after a word of three or more."""
+    return len(letter) == 1 and letter.isalpha() and len(word) > 2 and word.isalpha()
 
 
 def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
