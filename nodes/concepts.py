@@ -431,6 +431,10 @@ KINDS = [
     (["antihypertensive", "blood pressure medication"], "lisinopril amlodipine losartan hydrochlorothiazide "
                                                         "metoprolol valsartan"),
     (["insulin"], "glargine lispro aspart detemir degludec"),
+    (["nicotine replacement"], ["nicotine patch", "nicotine gum", "nicotine lozenge", "nicotine inhaler",
+                                "nicotine nasal spray"]),
+    (["hormone replacement"], ["conjugated estrogens", "premarin", "estrogen replacement"]),  # not estradiol: also of
+    # a contraceptive patch ("Ethinyl Estradiol … norelgestromin")
     (["analgesic", "painkiller", "pain reliever", "pain medication"], "acetaminophen paracetamol ibuprofen naproxen "
                                                                       "oxycodone hydrocodone morphine tramadol"),
     (["hypnotic", "sleeping pill", "sleep aid", "sedative"], "zolpidem eszopiclone temazepam trazodone lorazepam "

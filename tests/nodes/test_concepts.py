@@ -262,6 +262,11 @@ def test_a_replacement_names_what_is_replaced():
     assert mentions("PROCEDURES: Aortic valve replacement using a mechanical valve.", valve)
     assert not mentions("Severe aortic valve stenosis, followed by cardiology.", valve)
     assert mentions("Potassium should be replaced.", focal(analyse("Which patients needed potassium replacement?")))
+    nicotine = focal(analyse("Which patients use nicotine replacement therapy?"))
+    assert mentions("Medications: Furosemide, Heparin, Nicotine Patch.", nicotine), "what is given to replace it (KINDS)"
+    assert not mentions("Nicotine dependence, counseled.", nicotine)
+    assert mentions("Premarin 0.625 mg daily.", hormones)
+    assert not mentions("Ethinyl Estradiol / norelgestromin Transdermal System.", hormones), "a contraceptive"
 
 
 def test_a_hyphenated_word_is_one_word_of_a_concept():
