@@ -907,6 +907,13 @@ def _letter_last(words: list[str]) -> list[str]:
     return words if at is None or at == len(words) - 1 else [*words[:at - 1], *words[at + 1:], *words[at - 1:at + 1]]
 
 
+def _lettered_stems(words: list[str]) -> tuple[str, ...]:
+    """The terms of a concept's ``words``, its letter last (:func:`_letter_last`) kept when it is "A": a stop word
+    elsewhere, "influenza A" and "hepatitis A" say which one with it as "hepatitis B" does with its letter."""
+    stems = tuple(t for t in _stems(" ".join(words)) if t)
+    return (*stems, "a") if len(words) > 1 and words[-1] == "A" and stems else stems
+
+
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     """The concepts of ``question`` (or of one of its phrases), word by word, without the patients in ``names``."""
     text = unicodedata.normalize("NFKC", question)
@@ -921,14 +928,14 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
         words = _letter_last([w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
                               and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS])
-        terms = tuple(t for t in _stems(" ".join(words)) if t)
+        terms = _lettered_stems(words)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")
         acted = list(words)
         while len(acted) > 1 and (_PARTICIPLE.fullmatch(acted[-1].casefold()) or acted[-1].casefold() in DONE):
             acted.pop()
-        plain = tuple(t for t in _stems(" ".join(acted)) if t) if len(acted) < len(words) else ()
-        derived = [tuple(t for t in _stems(" ".join([*words[:n], other, *words[n + 1:]])) if t)[:8]
+        plain = _lettered_stems(acted) if len(acted) < len(words) else ()
+        derived = [_lettered_stems([*words[:n], other, *words[n + 1:]])[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
             # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
@@ -952,8 +959,9 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         if before in CLINICIAN_TITLES and word[:1].isupper() and not run:  # "Dr. Watson": named with the title
             run.append(previous.group(0))
             first = previous.start()
-        if not hyphen and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS or base in NEGATIONS
-                           or (before == "how" and base in HOW)):
+        capital_a = word == "A" and bool(run) and gap == " " and lexical.letters_which(run[-1], "a")  # "influenza A"
+        if not hyphen and not capital_a and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
+                                             or base in NEGATIONS or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
                 run.append(word)
                 end = match.end()

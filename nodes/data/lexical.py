@@ -162,6 +162,8 @@ def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
     found = specifier(option)
     if found is None:
         return True
+    if found[1] == "a":  # the article unless a capital: "influenza A", not "influenza a week ago"
+        return re.search(rf"\b(?i:{re.escape(found[0])})\w*[\s-]+A\d*\b", text) is not None
     if found[1].isalpha():  # the word (its stem, however it ends) and its letter, a number after it or none
         return re.search(rf"\b{re.escape(found[0])}\w*[\s-]+{found[1]}\d*\b", text, re.IGNORECASE) is not None
     word, (number, letter) = found[0], _NUMERAL.fullmatch(found[1]).groups()

@@ -1354,6 +1354,21 @@ def test_a_letter_says_which_of_a_thing_is_meant():
     assert not mentions("Found vitamin B12 deficient; B12 injections. Vitamin B12 deficiency.", deficient)
 
 
+def test_a_capital_a_says_which_as_any_letter_does():
+    """"Which patients had influenza A?" was answered on the case study with ten patients' seasonal influenza
+    vaccines: "A" was dropped as the article, and what was left asked of every influenza."""
+    from nodes.concepts import mentions
+
+    flu_a = analyse("Which patients had influenza A?").concepts
+    assert [c.text for c in flu_a] == ["influenza A"]
+    assert mentions("Rapid test positive for Influenza A.", flu_a) and mentions("Influenza-A, treated.", flu_a)
+    assert not mentions("Immunizations: Influenza seasonal injectable preservative free.", flu_a)
+    assert not mentions("Had influenza B in March.", flu_a)
+    assert not mentions("She had influenza a week ago.", flu_a), "the article is no letter"
+    assert concepts("Which patients had influenza a week ago?") == ["influenza", "week"], "nor in a question"
+    assert concepts("Who has hepatitis A?") == ["hepatitis A"]
+
+
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
     notes = " ".join(path.read_text() for path in (demo_dir / "corpus").rglob("*.jsonl")).casefold()
     assert "stage 3a" in notes and "stage 4" not in notes and "type 2 diabetes" in notes and "type 1" not in notes
