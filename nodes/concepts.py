@@ -284,7 +284,8 @@ ABBREVIATIONS = {
     "ibd": "inflammatory bowel disease", "ibs": "irritable bowel syndrome", "uc": "ulcerative colitis",
     "bph": "benign prostatic hyperplasia", "ra": "rheumatoid arthritis", "oa": "osteoarthritis",
     "sle": "systemic lupus erythematosus", "hiv": "human immunodeficiency virus", "hcv": "hepatitis c",
-    "hbv": "hepatitis b", "sah": "subarachnoid hemorrhage", "ich": "intracerebral hemorrhage",
+    "hbv": "hepatitis b", "aids": "acquired immunodeficiency syndrome", "ms": "multiple sclerosis",
+    "als": "amyotrophic lateral sclerosis", "sah": "subarachnoid hemorrhage", "ich": "intracerebral hemorrhage",
     "tbi": "traumatic brain injury", "ams": "altered mental status", "loc": "loss of consciousness",
     "ptsd": "post-traumatic stress disorder", "adhd": "attention deficit hyperactivity disorder",
     "mdd": "major depressive disorder", "etoh": "alcohol", "icu": "intensive care", "ed": "emergency department",
@@ -868,10 +869,10 @@ def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
     not a term's to say."""
     groups: dict[str, str] = {}
     for concept in concepts:
-        asked = concept.alternatives[0]
+        asked = lexical.folded(concept.alternatives[0])  # an abbreviation in capitals as its term ("MI": "mi")
         if len(asked) != 1 or asked[0] not in terms or asked[0] in groups:
             continue
-        members = [option[0] for option in concept.alternatives if len(option) == 1]
+        members = [lexical.folded(option)[0] for option in concept.alternatives if len(option) == 1]
         if len(members) > 1:
             for member in members:
                 groups.setdefault(member, lexical.group(members))
@@ -914,6 +915,23 @@ def _lettered_stems(words: list[str]) -> tuple[str, ...]:
     return (*stems, "a") if len(words) > 1 and words[-1] == "A" and stems else stems
 
 
+def _capitalized(alternatives: tuple[tuple[str, ...], ...], words: list[str]) -> tuple[tuple[str, ...], ...]:
+    """``alternatives`` with the term of each abbreviation among a concept's ``words`` as written (:data:`_CAPITALS`,
+    "AIDS", "ALS", "PEs" as "PE"): a text mentions it only where it writes it in capitals too
+    (:func:`nodes.data.lexical.capitals`) — a question about AIDS is none about "hearing aids" or a "Band-Aid"."""
+    marked = {}
+    for word in words:
+        if _CAPITALS.fullmatch(word) and (term := tuple(_stems(word))) and term[0] not in _CONTEXT:
+            marked[term[0]] = word[:-1] if word.endswith("s") else word
+    if not marked:
+        return alternatives
+    return tuple(tuple(marked.get(term, term) for term in option) for option in alternatives)
+
+
+#: An abbreviation as a question writes it: two to five letters, a capital after the first (a plural's "s" besides).
+_CAPITALS = re.compile(r"(?=[A-Za-z]{2,5}s?$)[A-Z][a-z]?[A-Z][A-Za-z]*")
+
+
 def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
     """The concepts of ``question`` (or of one of its phrases), word by word, without the patients in ``names``."""
     text = unicodedata.normalize("NFKC", question)
@@ -941,11 +959,14 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
             written = " ".join(text[first:end].split())
             written = _POSSESSIVE.sub("", written) if titled else written
-            concepts.append(Concept(written, _alternatives(terms[:8], plain[:8], derived)))
+            concepts.append(Concept(written, _capitalized(_alternatives(terms[:8], plain[:8], derived),
+                                                          words if shouting is False else [])))
         run.clear()
 
     end = first = 0
     before, previous = "", None
+    # a question all in capitals writes no abbreviation apart (a phrase of it in one or two words may be one)
+    shouting = not any(c.islower() for c in text) and len(_WORD.findall(text)) > 2
     for match in _WORD.finditer(text):
         word = match.group(0)
         folded = word.casefold().replace("’", "'")
@@ -960,7 +981,8 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             run.append(previous.group(0))
             first = previous.start()
         capital_a = word == "A" and bool(run) and gap == " " and lexical.letters_which(run[-1], "a")  # "influenza A"
-        if not hyphen and not capital_a and (base in BETWEEN or base in ASKING or base in lexical.STOP_WORDS
+        asking = base in ASKING and (shouting or not _CAPITALS.fullmatch(word))  # "MS" is no "Ms", "MR" no "Mr"
+        if not hyphen and not capital_a and (base in BETWEEN or asking or base in lexical.STOP_WORDS
                                              or base in NEGATIONS or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
                 run.append(word)

@@ -149,16 +149,49 @@ def letters_which(word: str, letter: str) -> bool:
 
 
 def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The terms of ``option`` a text must hold: all, but a specifier's number or letter (written "I" a number is no
-    term; a letter alone says nothing)."""
-    return tuple(option[:-1]) if specifier(option) else tuple(option)
+    """The terms of ``option`` a text must hold: all (an abbreviation in capitals as its term: :func:`capitals`), but a
+    specifier's number or letter (written "I" a number is no term; a letter alone says nothing)."""
+    return folded(option[:-1] if specifier(option) else option)
+
+
+def capitals(term: str) -> bool:
+    """Whether ``term`` of a concept is an abbreviation as the question wrote it, in capitals ("AIDS", "MS", "PAD"):
+    held in the index as its term ("aid", "ms", "pad"), it is mentioned only where a text writes it in capitals too
+    (:func:`written_together`) — "hearing aids", "Ms. A" and "a heating pad" mention no AIDS, multiple sclerosis or
+    peripheral arterial disease. Every other term is folded."""
+    return term != term.casefold()
+
+
+@functools.lru_cache(maxsize=4_096)
+def _term_of(term: str) -> str:
+    return next(iter(terms(term)), term.casefold())
+
+
+def folded(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``option`` with each abbreviation in capitals (:func:`capitals`) as the index holds it."""
+    return tuple(_term_of(term) if capitals(term) else term for term in option)
+
+
+def read_in_text(option: tuple[str, ...] | list[str]) -> bool:
+    """Whether a text must be read to tell that it writes ``option`` (:func:`written_together`), not only its terms:
+    a specifier, or an abbreviation in capitals."""
+    return specifier(option) is not None or any(capitals(term) for term in option)
+
+
+def _in_capitals(text: str, term: str) -> bool:
+    """Whether ``text`` writes the abbreviation ``term`` with a capital after its first letter ("AIDS", "PEs", "EtOH";
+    not "aids", "Ms.", "Al")."""
+    return any(any(c.isupper() for c in found.group(0)[1:])
+               for found in re.finditer(rf"(?<![^\W_]){re.escape(term)}(?:e?s)?(?![^\W_])", text, re.IGNORECASE))
 
 
 def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:
     """Whether ``text`` writes the specifier that ends ``option`` as one — "stage 4", "stage IV", "stage-4",
     "hepatitis B", "vitamin D3" — not apart ("stage 3a ... 4 mg", "hepatitis C … vitamin B12"); a number asked without
-    a letter is written with any ("stage 3" of "stage 3a"). True for an option without one. Leaves count and the
-    gateway quotes by this rule."""
+    a letter is written with any ("stage 3" of "stage 3a"), and each abbreviation in capitals in capitals
+    (:func:`capitals`). True for an option without either. Leaves count and the gateway quotes by this rule."""
+    if not all(_in_capitals(text, term) for term in option if capitals(term)):
+        return False
     found = specifier(option)
     if found is None:
         return True

@@ -142,7 +142,7 @@ def finding(alternatives: Sequence[Sequence[str]]) -> Finding | None:
     """The finding a concept names, if one: the first of its ``alternatives`` (each its terms) that is a name of
     :data:`FINDINGS`, or holds one beside words of :data:`_ASIDE` only."""
     for option in alternatives:
-        option = tuple(option)
+        option = lexical.folded(option)  # "BP" as "bp"
         if option in _BY_TERMS:
             return _BY_TERMS[option]
         for size in range(min(len(option) - 1, _LONGEST), 0, -1):

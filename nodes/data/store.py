@@ -382,7 +382,7 @@ class LeafStore(StoreWrites):
             holding: set[int] = set()
             for option in concept:
                 found = set.intersection(*(set(postings[term]) for term in lexical.held_terms(option)))
-                if found and lexical.specifier(option):  # read whether the passage writes it as one
+                if found and lexical.read_in_text(option):  # read whether the passage writes it so
                     ordered = sorted(found)
                     found = {label for start in range(0, len(ordered), 500)
                              for label, passage in self.passages(ordered[start:start + 500]).items()
@@ -422,7 +422,7 @@ class LeafStore(StoreWrites):
             findings = [found for concept in concepts if (found := readings.finding(concept)) is not None]
             needed = _needed(terms, concepts, findings)
             if (self._totals is None or any(term not in self._postings for term in needed)
-                    or any(lexical.specifier(option) for concept in concepts for option in concept)
+                    or any(lexical.read_in_text(option) for concept in concepts for option in concept)
                     or any(found not in self._measured for found in findings)
                     or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
                 return None

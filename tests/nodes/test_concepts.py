@@ -1369,6 +1369,32 @@ def test_a_capital_a_says_which_as_any_letter_does():
     assert concepts("Who has hepatitis A?") == ["hepatitis A"]
 
 
+def test_an_abbreviation_in_capitals_is_mentioned_only_in_capitals():
+    """"Which patients have AIDS?" was answered on the case study with a patient's hearing aids and four Band-Aids,
+    "…MS?" with "Ms. A", "…ALS?" with a husband named Al: the index folds capitals and stems, so each was any
+    word of the same letters. An abbreviation a question writes in capitals is mentioned only where a record writes it
+    in capitals too (or spells it out), by the leaves' counts and in the answer alike."""
+    from nodes.data.lexical import written_together
+
+    aids = analyse("Which patients have AIDS?").concepts
+    assert mentions("History of AIDS, on HAART.", aids) and mentions("AIDS-related lymphoma.", aids)
+    assert mentions("Acquired immunodeficiency syndrome in 2001.", aids), "spelled out"
+    assert not mentions("He forgot his hearing aids at home.", aids) and not mentions("A Band-Aid was applied.", aids)
+    ms = analyse("Which patients have MS?").concepts
+    assert [c.text for c in ms] == ["MS"], "no title in capitals"
+    assert mentions("relapsing/remitting MS", ms) and mentions("Multiple sclerosis flare.", ms)
+    assert not mentions("Ms. A is a 27-year-old woman.", ms)
+    assert not mentions("The patient's husband, Al, is present.", analyse("Which patients have ALS?").concepts)
+    assert mentions("CTA: bilateral PE.", analyse("Which patients had PEs?").concepts), "asked in the plural"
+    assert concepts("Did Ms. Lopez get a flu shot?") == ["Lopez", "flu shot"], "a title is still no concept"
+    # written in small letters, or a question all in capitals: any word of those letters, as before
+    assert mentions("He forgot his hearing aids at home.", analyse("which patients have aids?").concepts)
+    assert mentions("He forgot his hearing aids at home.", analyse("WHICH PATIENTS HAVE AIDS?").concepts)
+    # a leaf reads the text to count it, as it does a specifier (tests/nodes/data/test_store.py)
+    option = next(option for option in aids[0].alternatives if len(option) == 1)
+    assert option == ("AIDS",) and not written_together("hearing aids", option)
+
+
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
     notes = " ".join(path.read_text() for path in (demo_dir / "corpus").rglob("*.jsonl")).casefold()
     assert "stage 3a" in notes and "stage 4" not in notes and "type 2 diabetes" in notes and "type 1" not in notes

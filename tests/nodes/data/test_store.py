@@ -236,6 +236,18 @@ def test_a_group_of_synonyms_is_counted_as_one_term_its_members_added(tmp_path, 
     assert store.term_stats_at_hand([either], []) == store.term_stats([either], []), "then held as a term is"
 
 
+def test_an_abbreviation_in_capitals_is_counted_where_a_passage_writes_it_in_capitals(tmp_path, data, embedder):
+    """A leaf counts a concept asked as "AIDS" (:func:`nodes.data.lexical.capitals`) in the passages that write it in
+    capitals, not in every one holding its term ("hearing aids"): the counts that tell a question no record answers."""
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    store.apply([Record("n4", "He forgot his hearing aids at home.", "Cy Diaz"),
+                 Record("n5", "History of AIDS, on HAART.", "Di Eze")], [], lambda: embedder)
+    aids = [[["AIDS"]]]
+    assert store.term_stats(["aid"], aids)[2:4] == ({"aid": 2}, [1]), "both hold the term, one writes AIDS"
+    assert store.term_stats(["aid"], [[["aid"]]])[3] == [2], "asked in small letters: either"
+    assert store.term_stats_at_hand(["aid"], aids) is None, "the text is read for it, off the event loop"
+
+
 def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_counts_them(tmp_path, data, embedder):
     """What a leaf counts on its event loop (:meth:`LeafStore.term_stats_at_hand`): nothing until the words were
     read once, then the same counts as :meth:`LeafStore.term_stats`; nothing while a write holds the store, or after
