@@ -775,7 +775,8 @@ def _masked(text: str) -> str:
 
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
-    "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it."""
+    "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it, one
+    ending in an eponym what it names ("Graves" of "Graves disease", :data:`_EPONYM_OF`)."""
     at = question.find(phrase)
     if at < 0:
         return _masked(phrase)
@@ -783,7 +784,15 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     words = phrase.split()
     if words and words[-1].casefold() in HARDSHIPS and (doing := _DOING.match(question, end)):
         end = doing.end()
+    if words and _EPONYM.fullmatch(words[-1]) and (named := _EPONYM_OF.match(question, end)):  # "Graves" | "disease"
+        end = named.end()
     return masked[at:end]
+
+
+def _opens(question: str, phrase: str) -> bool:
+    """Whether ``phrase`` opens a sentence of ``question`` (its first word's capital says nothing of an eponym)."""
+    at = question.find(phrase)
+    return at <= 0 or question[:at].rstrip()[-1:] in ("", ".", "?", "!", ":", ";")
 
 
 def _beside(question: str, placed: list[tuple[int, int] | None], start: int, end: int) -> tuple[list[int], list[int]]:
@@ -850,7 +859,8 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     if phrases is None:
         concepts = _scanned(masked, names)
     else:
-        found = [concept for phrase in phrases for concept in _scanned(_phrase_masked(question, masked, phrase), names)]
+        found = [concept for phrase in phrases
+                 for concept in _scanned(_phrase_masked(question, masked, phrase), names, _opens(question, phrase))]
         held = {term for concept in found for term in concept.alternatives[0]}
         # what the parser's phrases missed ("had a breakthrough seizure" is no noun phrase to it)
         found += [concept for concept in _scanned(masked, names) if not held & set(concept.alternatives[0])]
@@ -908,21 +918,25 @@ def _letter_last(words: list[str]) -> list[str]:
     return words if at is None or at == len(words) - 1 else [*words[:at - 1], *words[at + 1:], *words[at - 1:at + 1]]
 
 
-def _lettered_stems(words: list[str]) -> tuple[str, ...]:
+def _lettered_stems(words: list[str], eponyms: set[str] = frozenset()) -> tuple[str, ...]:
     """The terms of a concept's ``words``, its letter last (:func:`_letter_last`) kept when it is "A": a stop word
-    elsewhere, "influenza A" and "hepatitis A" say which one with it as "hepatitis B" does with its letter."""
-    stems = tuple(t for t in _stems(" ".join(words)) if t)
+    elsewhere, "influenza A" and "hepatitis A" say which one with it as "hepatitis B" does with its letter. One of its
+    ``eponyms`` that is a stop word ("Down" of "Down syndrome") is kept as written: its capital says which."""
+    kept = {word: (_POSSESSIVE.sub("", word),) for word in eponyms}
+    stems = tuple(t for word in words for t in (_stems(word) or kept.get(word, ())) if t)
     return (*stems, "a") if len(words) > 1 and words[-1] == "A" and stems else stems
 
 
-def _capitalized(alternatives: tuple[tuple[str, ...], ...], words: list[str]) -> tuple[tuple[str, ...], ...]:
-    """``alternatives`` with the term of each abbreviation among a concept's ``words`` as written (:data:`_CAPITALS`,
-    "AIDS", "ALS", "PEs" as "PE"): a text mentions it only where it writes it in capitals too
-    (:func:`nodes.data.lexical.capitals`) — a question about AIDS is none about "hearing aids" or a "Band-Aid"."""
+def _capitalized(alternatives: tuple[tuple[str, ...], ...], words: list[str],
+                 eponyms: set[str] = frozenset()) -> tuple[tuple[str, ...], ...]:
+    """``alternatives`` with the term of each abbreviation among a concept's ``words`` (:data:`_CAPITALS`: "AIDS",
+    "ALS", "PEs" as "PE") and of each of its ``eponyms`` ("Graves" of "Graves disease") as written: a text mentions it
+    only where it writes it with those capitals too (:func:`nodes.data.lexical.capitals`) — a question about AIDS is
+    none about "hearing aids" or a "Band-Aid", one about Graves disease none about a "grave disability"."""
     marked = {}
     for word in words:
-        if _CAPITALS.fullmatch(word) and (term := tuple(_stems(word))) and term[0] not in _CONTEXT:
-            marked[term[0]] = word[:-1] if word.endswith("s") else word
+        if (_CAPITALS.fullmatch(word) or word in eponyms) and (term := tuple(_stems(word))) and term[0] not in _CONTEXT:
+            marked[term[0]] = _POSSESSIVE.sub("", word) if word in eponyms else word[:-1] if word.endswith("s") else word
     if not marked:
         return alternatives
     return tuple(tuple(marked.get(term, term) for term in option) for option in alternatives)
@@ -930,10 +944,17 @@ def _capitalized(alternatives: tuple[tuple[str, ...], ...], words: list[str]) ->
 
 #: An abbreviation as a question writes it: two to five letters, a capital after the first (a plural's "s" besides).
 _CAPITALS = re.compile(r"(?=[A-Za-z]{2,5}s?$)[A-Z][a-z]?[A-Z][A-Za-z]*")
+#: An eponym as a question writes it — a capitalized word, not opening a sentence, before the small-lettered word of what
+#: it names ("Graves disease", "Bell's palsy", "Down syndrome"): the person's name, which records capitalize; a word
+#: of the same letters in small ones ("grave disability", "down") is another.
+_EPONYM = re.compile(r"[A-Z][a-z]+(?:['’]s)?")
+_EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:disease|syndrome|palsy|disorder|lymphoma|sarcoma|tumou?r|an(?:a)?emia|ataxia"
+                        r"|dystrophy|phenomenon|sign|anomaly|fracture|thyroiditis|encephalopathy|esophagus|ulcer|cyst)\b")
 
 
-def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
-    """The concepts of ``question`` (or of one of its phrases), word by word, without the patients in ``names``."""
+def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[Concept]:
+    """The concepts of ``question`` (or of one of its phrases, which ``opens`` a sentence or not), word by word, without
+    the patients in ``names``."""
     text = unicodedata.normalize("NFKC", question)
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(re.escape(name) + r"(?:['’]s)?", " , ", text, flags=re.IGNORECASE)
@@ -941,27 +962,29 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
         text = re.sub(rf"\b{re.escape(surname)}['’]s\b", " , ", text, flags=re.IGNORECASE)  # given name: "chen's BP"
     concepts: list[Concept] = []
     run: list[str] = []
+    eponyms: set[str] = set()  # the words of the run that are eponyms (_EPONYM)
 
     def close() -> None:
         titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
         words = _letter_last([w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
                               and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS])
-        terms = _lettered_stems(words)
+        terms = _lettered_stems(words, eponyms)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")
         acted = list(words)
         while len(acted) > 1 and (_PARTICIPLE.fullmatch(acted[-1].casefold()) or acted[-1].casefold() in DONE):
             acted.pop()
-        plain = _lettered_stems(acted) if len(acted) < len(words) else ()
-        derived = [_lettered_stems([*words[:n], other, *words[n + 1:]])[:8]
+        plain = _lettered_stems(acted, eponyms) if len(acted) < len(words) else ()
+        derived = [_lettered_stems([*words[:n], other, *words[n + 1:]], eponyms)[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
             # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
             written = " ".join(text[first:end].split())
             written = _POSSESSIVE.sub("", written) if titled else written
             concepts.append(Concept(written, _capitalized(_alternatives(terms[:8], plain[:8], derived),
-                                                          words if shouting is False else [])))
+                                                          words if shouting is False else [], eponyms)))
         run.clear()
+        eponyms.clear()
 
     end = first = 0
     before, previous = "", None
@@ -982,8 +1005,12 @@ def _scanned(question: str, names: list[str] = ()) -> list[Concept]:
             first = previous.start()
         capital_a = word == "A" and bool(run) and gap == " " and lexical.letters_which(run[-1], "a")  # "influenza A"
         asking = base in ASKING and (shouting or not _CAPITALS.fullmatch(word))  # "MS" is no "Ms", "MR" no "Mr"
-        if not hyphen and not capital_a and (base in BETWEEN or asking or base in lexical.STOP_WORDS
-                                             or base in NEGATIONS or (before == "how" and base in HOW)):
+        opening = (end == 0 and opens) or any(mark in gap for mark in ".?!:;")  # a capital that says nothing
+        eponym = not shouting and not opening and bool(_EPONYM.fullmatch(word)) and bool(_EPONYM_OF.match(text, match.end()))
+        if eponym:
+            eponyms.add(word)
+        if not hyphen and not capital_a and not eponym and (base in BETWEEN or asking or base in lexical.STOP_WORDS
+                                                            or base in NEGATIONS or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
                 run.append(word)
                 end = match.end()

@@ -56,7 +56,7 @@ from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding,
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
-from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unsigned
+from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unnamed, unsigned
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -482,7 +482,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # what is judged of a hit: a named patient's whole passage (their record, a field's words apart: "Discharged: …
     # Disposition: home" tells a discharge disposition); another patient's only sentence by sentence (a passage
     # holding a concept's words in different sentences, "Type: emergency. … Department: medicine.", does not say it)
-    judged = {n: [hit.text] if named else quotable(hit.text, hit.patient) for n, hit in cited if not hit.withheld}
+    # holding a word of what is asked: the patient's own name is none of it (Michael Wilson has no Wilson's disease)
+    judged = {n: [unnamed(text, hit.patient) for text in ([hit.text] if named else quotable(hit.text, hit.patient))]
+              for n, hit in cited if not hit.withheld}
     wanted = analysis.concepts[analysis.wanted] if analysis.wanted is not None else None
     if wanted is not None and analysis.wanted in about and names_kind(wanted):
         kind = next(group for group in groups if analysis.wanted in group)

@@ -586,6 +586,17 @@ def applied_filter(filters: Filters, known: list[str]) -> list[str]:
     return list(known) if known else list(filters.patients)
 
 
+def unnamed(text: str, patient: str | None) -> str:
+    """``text`` of a passage about ``patient`` without their name — whole, or their surname after a title ("Mr.
+    Wilson") — as what it says of them is judged: Michael Wilson's "Michael Wilson, 2192-05-12. … chronic kidney
+    disease" mentions no Wilson's disease. Nothing else of the text changes."""
+    surname = patient.split()[-1] if patient and patient.split() else ""
+    if not surname or surname.casefold() not in text.casefold():
+        return text
+    named = rf"(?:{re.escape(patient)}|{_CUE}\s+{re.escape(surname)})(?:['’]s)?"
+    return re.sub(rf"\b{named}\b", " ", text, flags=re.IGNORECASE)
+
+
 def nameless(question: str, names: list[str]) -> str:
     """``question`` without ``names`` — each with the cue before it ("patient", "Mr." …) and a possessive after it —
     what it asks of those patients: "Is Mr. Jason Rossi a smoker?" → "Is a smoker?"."""

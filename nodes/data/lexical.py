@@ -164,12 +164,13 @@ def capitals(term: str) -> bool:
 
 @functools.lru_cache(maxsize=4_096)
 def _term_of(term: str) -> str:
-    return next(iter(terms(term)), term.casefold())
+    """``term`` as the index holds it ("" for a stop word: "Down" of "Down syndrome")."""
+    return next(iter(terms(term)), "")
 
 
 def folded(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """``option`` with each abbreviation in capitals (:func:`capitals`) as the index holds it."""
-    return tuple(_term_of(term) if capitals(term) else term for term in option)
+    """``option`` with each term in capitals (:func:`capitals`) as the index holds it (none for a stop word)."""
+    return tuple(held for term in option if (held := _term_of(term) if capitals(term) else term))
 
 
 def read_in_text(option: tuple[str, ...] | list[str]) -> bool:
@@ -179,10 +180,17 @@ def read_in_text(option: tuple[str, ...] | list[str]) -> bool:
 
 
 def _in_capitals(text: str, term: str) -> bool:
-    """Whether ``text`` writes the abbreviation ``term`` with a capital after its first letter ("AIDS", "PEs", "EtOH";
-    not "aids", "Ms.", "Al")."""
-    return any(any(c.isupper() for c in found.group(0)[1:])
-               for found in re.finditer(rf"(?<![^\W_]){re.escape(term)}(?:e?s)?(?![^\W_])", text, re.IGNORECASE))
+    """Whether ``text`` writes ``term`` (as the index holds it, or as written) with its capitals: an abbreviation with
+    a capital after its first letter ("AIDS", "PEs", "EtOH"; not "aids", "Ms.", "Al"), an eponym with its first ("Grave's
+    disease", not "grave disability")."""
+    capital = slice(1, None) if any(c.isupper() for c in term[1:]) else slice(0, 1)  # where its capitals are
+    held, written = _term_of(term), term.casefold()
+    for found in _WORD.finditer(text):
+        word = found.group(0)
+        if any(c.isupper() for c in word[capital]) and (
+                word.casefold() in (written, written + "s", written + "es") or (held and _term_of(word) == held)):
+            return True
+    return False
 
 
 def written_together(text: str, option: tuple[str, ...] | list[str]) -> bool:

@@ -599,6 +599,26 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
     assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits, {1, 2}) == {1, 2}, "nobody's say both: each says part"
 
 
+def test_a_patients_own_name_is_none_of_what_is_asked():
+    """"Which patients have Wilson's disease?" quoted the case study's Michael Wilson beside the patient who has it: his
+    passage opens with his name and lists a chronic kidney disease. What an answer leans on is judged without the
+    patient's own name (whole, or after a title)."""
+    from bus.asking import Answer
+    from nodes.gateway import _focus
+    from nodes.names import unnamed
+
+    hits = [Hit(id="a", org="h", path="h.u", score=0.6, text="Michael Wilson, 2192-05-12. Anemia in chronic kidney "
+                "disease; hyperlipidemia.", patient="Michael Wilson"),
+            Hit(id="b", org="h", path="h.u", score=0.5, text="Carlos Davis. He has a history of Wilson's disease.",
+                patient="Carlos Davis"),
+            Hit(id="c", org="h", path="h.u", score=0.4, text="Mr. Wilson's heart disease is stable.", patient="Michael Wilson")]
+    focus = _focus(analyse("Which patients have Wilson's disease?"), None,
+                   Answer(question="Which patients have Wilson's disease?", hits=hits))
+    assert focus.passages == {2}
+    assert unnamed("Michael Wilson, 2192-05-12. Seen.", "Michael Wilson") == " , 2192-05-12. Seen."
+    assert unnamed("Seen for Wilson's disease.", "Michael Wilson") == "Seen for Wilson's disease.", "only his name"
+
+
 def test_a_patient_said_to_have_what_is_asked_absent_is_no_answer():
     """"Which patients have diabetes but are not on metformin?" (the case study) quoted "Continue metformin 500 mg daily":
     nobody's passages said metformin absent, so every passage saying diabetes was some of the answer."""
@@ -1393,6 +1413,24 @@ def test_an_abbreviation_in_capitals_is_mentioned_only_in_capitals():
     # a leaf reads the text to count it, as it does a specifier (tests/nodes/data/test_store.py)
     option = next(option for option in aids[0].alternatives if len(option) == 1)
     assert option == ("AIDS",) and not written_together("hearing aids", option)
+
+
+def test_an_eponym_is_mentioned_only_with_its_capital():
+    """"Does anyone have Graves disease?" quoted two case-study patients on a hold for "grave disability", and "Which
+    patients have Down syndrome?" ten other syndromes ("down" is a stop word). An eponym — a capitalized word, not
+    opening a sentence, before the small-lettered word of what it names — is mentioned only where a record
+    capitalizes it."""
+    graves = analyse("Does anyone have Graves disease?").concepts
+    assert mentions("This was felt to possibly represent Grave's disease.", graves)
+    assert not mentions("Involuntary hold for grave disability; heart disease.", graves)
+    down = analyse("Which patients have Down syndrome?").concepts
+    assert [c.text for c in down] == ["Down syndrome"]
+    assert mentions("6. Down syndrome. PRIOR SURGERIES:", down)
+    assert not mentions("Carpal tunnel syndrome. Told to lie down.", down)
+    assert mentions("Bell's palsy, left.", analyse("Who has Bell's palsy?").concepts)
+    # a capital that opens a sentence, or a question in capitals each word, says nothing
+    assert mentions("metabolic syndrome", analyse("Metabolic syndrome in which patients?").concepts)
+    assert mentions("chronic kidney disease stage 3", analyse("Which Patients Have Chronic Kidney Disease?").concepts)
 
 
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
