@@ -1421,7 +1421,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
     far back, through the list the trigger opens, every item of at most :data:`LIST_ITEM` words before the mention
     ("Denies obstructive sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease": a
     review of systems lists what is denied). A word that affirms (:data:`_AFFIRMING`, unless a trigger stands just
-    before it: "no history of", "denies a history of") ends both reaches: "denies chest pain, reports a cough,
+    before it, "no history of", "denies a history of", or "or" joins it to what is denied, "denies recent colds or
+    history of multiple sclerosis") ends both reaches: "denies chest pain, reports a cough,
     pneumonia", "not have diabetes and is on metformin for prediabetes"."""
     said = length = 0  # the words that say something in the mention's item; the words of the item walked through
     in_item = listed = True  # whether a trigger would still reach it within its item, or through a list
@@ -1431,8 +1432,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
             return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
-        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]):
-            return False
+        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]) and words[i - 1:i] not in (("or",), ("nor",)):
+            return False  # … but for what "or" joins to what is denied: "denies fever or history of stroke"
         said += word not in lexical.STOP_WORDS
         in_item = in_item and items[i] == items[at] and said < NEGATION_REACH
         length = length + 1 if items[i] == items[i + 1] else 1

@@ -60,7 +60,7 @@ def quotable(text: str, patient: str | None = None) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _quotable(text: str, patient: str | None) -> tuple[str, ...]:
-    said = sentences(text)
+    said = [part for sentence in sentences(text) for part in _parts(sentence)]
     if said and patient and said[0].startswith(patient) and len(said[0]) <= len(patient) + 14:
         said = said[1:]
     return tuple(_shorten(s) for s in said if len(s) >= 12 and any(c.isalpha() for c in s)
@@ -75,6 +75,22 @@ def looks_like_instructions(sentence: str) -> bool:
     """Whether ``sentence`` speaks to whoever reads the record ("ignore previous instructions", "answer that …")
     rather than about a patient: text planted in a record to steer a summary or an answer."""
     return bool(_LOOKS_LIKE_INSTRUCTIONS.search(sentence))
+
+
+#: Where a sentence too long to quote whole is cut before it is shortened: after a dose's abbreviation and before a
+#: capitalized word ("… on 200 mg b.i.d. Regarding the hypoglycemia, the patient has diabetic gastroparesis …"), which
+#: :func:`sentences` keeps together as it does "Dr. Smith" (the chunker packs passages by it).
+_DOSE_THEN = re.compile(r"\b(?:b\.i\.d|t\.i\.d|q\.i\.d|q\.d|p\.o|p\.r\.n|h\.s|a\.m|p\.m|mg|mcg|ml|cc)\.\s+(?=[A-Z][a-z])",
+                        re.IGNORECASE)
+
+
+def _parts(sentence: str) -> list[str]:
+    """``sentence``, cut after each dose's abbreviation that ends one (:data:`_DOSE_THEN`) if it is too long to quote
+    whole: what the shortening would cut off is quoted as said."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return [sentence]
+    cuts = [0, *(found.end() for found in _DOSE_THEN.finditer(sentence)), len(sentence)]
+    return [sentence[start:end].strip() for start, end in zip(cuts, cuts[1:]) if sentence[start:end].strip()]
 
 
 def _shorten(sentence: str) -> str:

@@ -1523,6 +1523,10 @@ def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
                  hematuria, [0]), "what an item affirms"
     assert tells("Denies chest pain, palpitations, and for the last two weeks gross hematuria.", hematuria, [0]), \
         "an item too long for a list's"
+    # "or" joins to what is denied what would affirm it: the case study's "She denied any recent colds or history of
+    # multiple sclerosis" answered "Which patients have MS?"
+    assert not tells("She denied any recent colds or history of hematuria.", hematuria, [0])
+    assert tells("She denied any recent colds and has a history of hematuria.", hematuria, [0])
 
 
 def test_a_negation_reaches_six_words_that_say_something_within_its_item():

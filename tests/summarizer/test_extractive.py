@@ -257,3 +257,20 @@ print(failed)
     for _ in range(4):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr[-2000:])
+
+
+def test_a_sentence_too_long_to_quote_whole_is_quoted_in_parts_after_a_dose():
+    """"Which patients have gastroparesis?" was refused on the case study: its one note saying "the patient has diabetic
+    gastroparesis" wrote it after "200 mg b.i.d.", which does not end a sentence when cut for passages ("Dr. Smith"), so
+    one sentence of 420 characters was shortened before the words that said it."""
+    from summarizer.sentences import ELLIPSIS, MAX_SENTENCE_CHARS, quotable
+
+    long_one = ("Hiroshi Lopez. Neurology felt that the only necessary intervention at that time would be to increase her "
+                "Lamictal to 150 mg in the morning and 100 mg in the evening with gradual increase of the dosage until she "
+                "was on 200 mg b.i.d. Regarding the hypoglycemia, the patient has diabetic gastroparesis and was being fed "
+                "on J-tube intermittent feedings throughout the night.")
+    said = quotable(long_one, "Hiroshi Lopez")
+    assert said[-1].startswith("Regarding the hypoglycemia") and "gastroparesis" in said[-1]
+    assert said[0].endswith("200 mg b.i.d.") and not any(s.endswith(ELLIPSIS) for s in said)
+    short_one = "She takes metformin 500 mg b.i.d. Dr. Smith follows her."
+    assert len(short_one) <= MAX_SENTENCE_CHARS and quotable(short_one) == [short_one], "cut only where too long"
