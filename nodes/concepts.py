@@ -421,6 +421,11 @@ KINDS = [
                      "levofloxacin piperacillin metronidazole nitrofurantoin"),
     (["statin"], "atorvastatin rosuvastatin simvastatin pravastatin lovastatin"),
     (["beta blocker"], "metoprolol carvedilol atenolol propranolol bisoprolol labetalol"),
+    (["proton pump inhibitor", "ppi", "ppis"], "omeprazole pantoprazole esomeprazole lansoprazole rabeprazole"),
+    (["ace inhibitor"], "lisinopril enalapril ramipril benazepril captopril quinapril"),
+    (["angiotensin receptor blocker", "arb", "arbs"], "losartan valsartan irbesartan olmesartan telmisartan candesartan"),
+    (["calcium channel blocker"], "amlodipine diltiazem verapamil nifedipine felodipine"),
+    (["direct oral anticoagulant", "doac", "doacs", "noac"], "apixaban rivaroxaban dabigatran edoxaban"),
     (["antidepressant", "ssri", "ssris"], "sertraline escitalopram citalopram fluoxetine paroxetine bupropion "
                                           "venlafaxine duloxetine mirtazapine"),
     (["antipsychotic"], "quetiapine olanzapine risperidone aripiprazole haloperidol clozapine"),

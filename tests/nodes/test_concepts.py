@@ -1152,6 +1152,22 @@ def test_a_brand_name_is_its_drug_and_no_other():
     assert mentions("Continue Eliquis.", [apixaban]), "and a record writing the brand mentions the drug"
 
 
+def test_a_class_of_drug_is_mentioned_by_its_members_however_it_is_asked():
+    """"Which patients are on a PPI?" was refused on the demo ("no record searched mentions PPI") though 76 of its notes
+    name omeprazole: proton pump inhibitors, ACE inhibitors, ARBs, calcium channel blockers and DOACs are kinds, each
+    by its name, its abbreviation and its members, and no member mentions another ("Which patients take an ARB?" is not
+    answered by lisinopril)."""
+    for question, member in [("Which patients are on a PPI?", "Omeprazole 20 mg daily."),
+                             ("Which patients take a proton pump inhibitor?", "Pantoprazole 40 mg IV."),
+                             ("Who is on an ACE inhibitor?", "Lisinopril 10 mg daily."),
+                             ("Which patients take an ARB?", "Losartan 50 mg."),
+                             ("Which patients are on a calcium channel blocker?", "Amlodipine 5 mg."),
+                             ("Who takes a DOAC?", "Apixaban 5 mg twice daily.")]:
+        assert mentions(member, analyse(question).concepts), question
+    assert not mentions("Lisinopril 10 mg daily.", analyse("Which patients take an ARB?").concepts)
+    assert not mentions("Apixaban 5 mg twice daily.", analyse("Who is on warfarin?").concepts)
+
+
 def test_a_kind_of_condition_is_mentioned_by_its_members_and_not_the_other_way_round():
     """"Which patients have heart disease?", "…kidney failure?", "…a mental illness?", "…arthritis?" were refused on the
     demo, whose records name heart failure, acute kidney injury, schizophrenia and osteoarthritis; a kind's members may
