@@ -155,10 +155,11 @@ def held_terms(option: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def capitals(term: str) -> bool:
-    """Whether ``term`` of a concept is an abbreviation as the question wrote it, in capitals ("AIDS", "MS", "PAD"):
-    held in the index as its term ("aid", "ms", "pad"), it is mentioned only where a text writes it in capitals too
-    (:func:`written_together`) — "hearing aids", "Ms. A" and "a heating pad" mention no AIDS, multiple sclerosis or
-    peripheral arterial disease. Every other term is folded."""
+    """Whether ``term`` of a concept is written as the question wrote it, with its capitals: an abbreviation ("AIDS",
+    "MS", "PAD") or an eponym ("Graves", "Down"; :mod:`nodes.concepts`). Held in the index as its term ("aid", "ms",
+    "grave"), it is mentioned only where a text writes it with those capitals too (:func:`written_together`) —
+    "hearing aids", "Ms. A" and a "grave disability" mention no AIDS, multiple sclerosis or Graves disease. Every other
+    term is folded."""
     return term != term.casefold()
 
 
