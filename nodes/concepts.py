@@ -923,7 +923,7 @@ def _letter_last(words: list[str]) -> list[str]:
     return words if at is None or at == len(words) - 1 else [*words[:at - 1], *words[at + 1:], *words[at - 1:at + 1]]
 
 
-def _lettered_stems(words: list[str], eponyms: set[str] = frozenset()) -> tuple[str, ...]:
+def _concept_terms(words: list[str], eponyms: set[str] = frozenset()) -> tuple[str, ...]:
     """The terms of a concept's ``words``, its letter last (:func:`_letter_last`) kept when it is "A": a stop word
     elsewhere, "influenza A" and "hepatitis A" say which one with it as "hepatitis B" does with its letter. One of its
     ``eponyms`` that is a stop word ("Down" of "Down syndrome") is kept as written: its capital says which."""
@@ -973,21 +973,21 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
         titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
         words = _letter_last([w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
                               and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS])
-        terms = _lettered_stems(words, eponyms)
+        terms = _concept_terms(words, eponyms)
         # "levetiracetam titrated": a record of levetiracetam mentions it, however it puts the titration (a word
         # that says what was done follows what it was done to; before it, it qualifies: a "boiling point")
         acted = list(words)
         while len(acted) > 1 and (_PARTICIPLE.fullmatch(acted[-1].casefold()) or acted[-1].casefold() in DONE):
             acted.pop()
-        plain = _lettered_stems(acted, eponyms) if len(acted) < len(words) else ()
-        derived = [_lettered_stems([*words[:n], other, *words[n + 1:]], eponyms)[:8]
+        plain = _concept_terms(acted, eponyms) if len(acted) < len(words) else ()
+        derived = [_concept_terms([*words[:n], other, *words[n + 1:]], eponyms)[:8]
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
             # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
             written = " ".join(text[first:end].split())
             written = _POSSESSIVE.sub("", written) if titled else written
             concepts.append(Concept(written, _capitalized(_alternatives(terms[:8], plain[:8], derived),
-                                                          words if shouting is False else [], eponyms)))
+                                                          [] if shouting else words, eponyms)))
         run.clear()
         eponyms.clear()
 
@@ -1437,7 +1437,7 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
             return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
-        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]) and words[i - 1:i] not in (("or",), ("nor",)):
+        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]) and not (i and _OR.fullmatch(words[i - 1])):
             return False  # … but for what "or" joins to what is denied: "denies fever or history of stroke"
         said += word not in lexical.STOP_WORDS
         in_item = in_item and items[i] == items[at] and said < NEGATION_REACH

@@ -9,10 +9,11 @@ from __future__ import annotations
 import functools
 import re
 
-_ABBREVIATIONS = {
+#: The abbreviations of a dose after which a long sentence may be cut (:data:`_DOSE_THEN`).
+_DOSING = {"b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "h.s", "a.m", "p.m", "mg", "mcg", "ml", "cc"}
+_ABBREVIATIONS = _DOSING | {
     "dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "fig", "no", "dept",
-    "b.i.d", "t.i.d", "q.i.d", "q.d", "q.h", "q.4h", "q.6h", "q.8h", "q.12h", "p.o", "p.r.n", "a.m", "p.m", "h.s",
-    "mg", "mcg", "ml", "cc", "q", "a.c", "p.c", "o.d", "o.s", "o.u", "u.s",
+    "q.h", "q.4h", "q.6h", "q.8h", "q.12h", "q", "a.c", "p.c", "o.d", "o.s", "o.u", "u.s",
 }
 _LOOKS_CITED = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
 
@@ -80,7 +81,7 @@ def looks_like_instructions(sentence: str) -> bool:
 #: Where a sentence too long to quote whole is cut before it is shortened: after a dose's abbreviation and before a
 #: capitalized word ("… on 200 mg b.i.d. Regarding the hypoglycemia, the patient has diabetic gastroparesis …"), which
 #: :func:`sentences` keeps together as it does "Dr. Smith" (the chunker packs passages by it).
-_DOSE_THEN = re.compile(r"\b(?:b\.i\.d|t\.i\.d|q\.i\.d|q\.d|p\.o|p\.r\.n|h\.s|a\.m|p\.m|mg|mcg|ml|cc)\.\s+(?=[A-Z][a-z])",
+_DOSE_THEN = re.compile(rf"\b(?:{'|'.join(re.escape(short) for short in sorted(_DOSING))})\.\s+(?=[A-Z][a-z])",
                         re.IGNORECASE)
 
 
