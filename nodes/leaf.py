@@ -35,22 +35,28 @@ from policies.gate import Gate
 _HERE: dict[str, "Leaf"] = {}
 
 
-def weigh_here(hits: list[Hit], vector: np.ndarray) -> None:
+def weigh_here(hits: list[Hit], vector: np.ndarray, *, at_once: bool = False) -> bool:
     """Weighs the best sentences (:attr:`Hit.sentence`) of those of ``hits`` whose leaf serves in this process —
     what a router kept of its leaves' hits of a hybrid query it asked them not to weigh (``weigh`` false) —
     their sentences from their own leaf, all weighed at once. Hits of other processes' leaves were weighed there;
-    withheld ones by the router that withheld their text."""
+    withheld ones by the router that withheld their text. ``at_once`` (on an event loop, where a hop to a worker
+    thread would cost more than the weighing), only if every leaf has their sentences at hand
+    (:meth:`~nodes.data.retrievers.Retriever.sentence_rows_at_hand`); returns whether it weighed."""
     by_leaf: dict[Leaf, list[Hit]] = {}
     for hit in hits:
         leaf = _HERE.get(hit.path)
         if leaf is not None and not hit.withheld:
             by_leaf.setdefault(leaf, []).append(hit)
-    weighed, rows = [], []
+    rows: list[np.ndarray | None] = []
     for leaf, group in by_leaf.items():
-        weighed += group
-        rows += leaf.retriever.sentence_rows(group)
+        found = leaf.retriever.sentence_rows_at_hand(group) if at_once else leaf.retriever.sentence_rows(group)
+        if found is None:
+            return False
+        rows += found
+    for leaf, group in by_leaf.items():
         leaf.counters["sentences.weighed"] += len(group)
-    weigh(weighed, rows, vector)
+    weigh([hit for group in by_leaf.values() for hit in group], rows, vector)
+    return True
 
 
 class Leaf(NodeService):

@@ -103,9 +103,12 @@ class Router(NodeService):
         )
         result = merge(outcomes, k, self.subject, (time.monotonic() - started) * 1000.0, collapse=query.collapse,
                        cap=self.gate.max_passages(caller) if passages else None, lexical_k=query.lexical_depth(k))
-        if weighing:
-            await asyncio.get_running_loop().run_in_executor(None, weigh_here, [*result.hits, *result.lexical],
-                                                             query.vector(named=result.filtered))
+        if weighing:  # on the event loop when its leaves hold the sentences in memory, else off it
+            kept, vector = [*result.hits, *result.lexical], query.vector(named=result.filtered)
+            at_once = weigh_here(kept, vector, at_once=True)
+            self.counters["weighed.at_once"] += at_once
+            if not at_once:
+                await asyncio.get_running_loop().run_in_executor(None, weigh_here, kept, vector)
         if summarizing:
             summary = await summarizer.summarize(self.path, query, pooled(outcomes, lexical=query.mode == "lexical"),
                                                  budget.for_own_work(), named=result.of_named)

@@ -78,6 +78,10 @@ class Retriever(Protocol):
         """For each of this retriever's ``hits``, the vectors of its passage's sentences an answer may quote, one row
         each (``None``: it has none), to be weighed by :func:`weigh`."""
 
+    def sentence_rows_at_hand(self, hits: list[Hit]) -> list[np.ndarray | None] | None:
+        """:meth:`sentence_rows` if they are at hand — no waiting and no reading, so an event loop may ask — or
+        ``None``."""
+
 
 class PassageRetriever:
     """Passages and their vectors in a :class:`~nodes.data.store.LeafStore`, ranked by cosine similarity.
@@ -123,6 +127,9 @@ class PassageRetriever:
 
     def sentence_rows(self, hits: list[Hit]) -> list[np.ndarray | None]:
         return self.store.sentence_rows([(hit.text, hit.patient) for hit in hits])
+
+    def sentence_rows_at_hand(self, hits: list[Hit]) -> list[np.ndarray | None] | None:
+        return self.store.sentence_rows_at_hand([(hit.text, hit.patient) for hit in hits])
 
     def stats(self, query: Query, visible: Visible | None) -> CollectionStats:
         return _collection(self.store.term_stats(query.terms, query.concepts, visible))

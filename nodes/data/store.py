@@ -29,7 +29,8 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -248,6 +249,18 @@ class LeafStore(StoreWrites):
         """Live passages."""
         return len(self.index)
 
+    @contextmanager
+    def _at_hand(self) -> Iterator[bool]:
+        """``with self._at_hand() as now:`` — whether no write holds the store (its lock is free: it is then held, so
+        that none starts meanwhile), for what an event loop may ask of it without waiting."""
+        if not self._lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self._lock.release()
+
     def records(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
@@ -304,6 +317,17 @@ class LeafStore(StoreWrites):
                     while self._sentences_cached > CACHED_SENTENCES and len(self._sentence_rows) > 1:
                         self._forget_sentences(next(iter(self._sentence_rows)))
         return [known[key] for key in passages]
+
+    def sentence_rows_at_hand(self, passages: list[tuple[str, str | None]]) -> list[np.ndarray | None] | None:
+        """:meth:`sentence_rows`, if memory holds every passage's and they can be had at once: ``None`` while a write
+        holds the store, or when one would be read. What a router weighs on its event loop
+        (:func:`nodes.leaf.weigh_here`)."""
+        with self._at_hand() as now:
+            if not now or any(key not in self._sentence_rows for key in passages):
+                return None
+            for key in passages:
+                self._sentence_rows.move_to_end(key)
+            return [self._sentence_rows[key] for key in passages]
 
     def _forget_sentences(self, key: tuple[str, str | None]) -> None:
         rows = self._sentence_rows.pop(key, None)
@@ -416,9 +440,9 @@ class LeafStore(StoreWrites):
         totals not held, a specifier or readings not yet read to read in the passages' text) or count more than
         :data:`AT_HAND_POSTINGS`.
         What a leaf answers on its event loop instead of a worker thread (:meth:`nodes.leaf.Leaf.handle`)."""
-        if not self._lock.acquire(blocking=False):
-            return None
-        try:
+        with self._at_hand() as now:
+            if not now:
+                return None
             findings = [found for concept in concepts if (found := readings.finding(concept)) is not None]
             needed = _needed(terms, concepts, findings)
             if (self._totals is None or any(term not in self._postings for term in needed)
@@ -427,8 +451,6 @@ class LeafStore(StoreWrites):
                     or sum(len(self._postings[term]) for term in needed) > AT_HAND_POSTINGS):
                 return None
             return self.term_stats(terms, concepts)
-        finally:
-            self._lock.release()
 
     def _term_postings(self, terms: list[str]) -> dict[str, dict[int, int]]:
         """Each of ``terms``' postings, from memory or read (under the lock) — a group's its members' added up

@@ -161,15 +161,22 @@ async def test_a_router_weighs_the_best_sentences_of_what_its_merge_keeps_and_no
     async with launched(spec, nats_server.url, processes=False, verbose=False,
                         embedder_factory=lambda: embedder) as running:
         leaves = {node.path: node for node in running.federation.nodes("a") if node.role == "leaf"}
+        router = next(node for node in running.federation.nodes("a") if node.role == "router")
         nc = await connect(running.url, "weigh-test")
         try:
             answer = await ask(nc, AskRequest(question="Which patients have atrial fibrillation?", mode="hybrid", k=3,
                                               include_embedding=True))
+            assert router.counters["weighed.at_once"] == 0, "their sentences not yet read: weighed off the event loop"
+            again = await ask(nc, AskRequest(question="Which patients have atrial fibrillation?", mode="hybrid", k=3,
+                                             include_embedding=True))
+            assert router.counters["weighed.at_once"] == 1, "read once: weighed on the event loop"
+            assert [(h.path, h.id, h.score, h.sentence) for h in again.hits] == \
+                [(h.path, h.id, h.score, h.sentence) for h in answer.hits]
         finally:
             await nc.drain()
         vector = np.frombuffer(answer.embedding, dtype="<f4")
-        sent = sum(leaf.counters["hits"] for leaf in leaves.values())  # passages, in either list or both
-        weighed = sum(leaf.counters["sentences.weighed"] for leaf in leaves.values())
+        sent = sum(leaf.counters["hits"] for leaf in leaves.values()) // 2  # passages, in either list or both
+        weighed = sum(leaf.counters["sentences.weighed"] for leaf in leaves.values()) // 2
         assert 0 < weighed <= depth(3) + lexical_depth(3) < sent, "only what the router's merge kept (its two lists) is weighed"
         for hit in answer.hits:
             store = leaves[hit.path].retriever.store

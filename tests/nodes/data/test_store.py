@@ -287,6 +287,39 @@ def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_co
     assert store.term_stats_at_hand(["ckd"], staged) is None, "a specifier is read in the passages' text"
 
 
+def test_sentences_are_at_hand_once_read_and_while_no_write_holds_the_store(tmp_path, data, embedder):
+    """What a router weighs on its event loop (:meth:`LeafStore.sentence_rows_at_hand`): nothing until the passages'
+    sentences were read once, then the same rows as :meth:`LeafStore.sentence_rows`; nothing while a write holds the
+    store, which is not waited for."""
+    import threading
+
+    store, _, _ = opened(tmp_path, data, lambda: embedder)
+    passages = [(passage.text, passage.patient) for passage in store.passages(store.labels()).values()][:3]
+    assert store.sentence_rows_at_hand(passages) is None, "nothing read yet"
+    rows = store.sentence_rows(passages)
+    held = store.sentence_rows_at_hand(passages)
+    assert held is not None and len(held) == 3 and all((a is None and b is None) or np.array_equal(a, b)
+                                                        for a, b in zip(held, rows))
+    assert any(row is not None for row in held)
+
+    holding, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store._lock:
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    holding.wait(10)
+    try:
+        assert store.sentence_rows_at_hand(passages) is None, "a write holds the store: not waited for"
+    finally:
+        release.set()
+        thread.join()
+    assert store.sentence_rows_at_hand(passages) is not None
+
+
 def test_bad_rows_are_skipped_and_reported_and_a_broken_file_keeps_the_stored_records(tmp_path, data, embedder):
     with open(data, "a") as fh:
         fh.write("{broken\n")
