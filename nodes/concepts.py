@@ -1298,6 +1298,12 @@ def _brought(words: tuple[str, ...], i: int) -> bool:
     return words[i] in BROUGHT and i + 1 < len(words) and words[i + 1] in _OF
 
 
+def _joins_affirming(words: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]`` opens, after "and", what the writer affirms of the patient: a verb of :data:`_AFFIRMING`
+    ("She denies fever and has a cough": no negation before it reaches the cough)."""
+    return i > 0 and words[i - 1] == "and" and words[i] in _AFFIRMING and words[i] not in _NOT_A_VERB
+
+
 def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
     """Whether the words of a clause ``preceding`` a mention make it a possibility (:data:`HYPOTHETICAL`) — a suspicion
     not when the question asks for one (``suspected``: "Which patients had suspected COVID?")."""
@@ -1363,6 +1369,8 @@ LIST_ITEM = 5
 _AFFIRMING = frozenset("""reports reported endorses endorsed has had have admits admitted complains complained notes
 noted positive with presents presented history is was are were on takes taking shows showed showing reveals
 revealed""".split())
+#: Words of :data:`_AFFIRMING` that after "and" may go on with what is denied ("denies smoking and history of drug use").
+_NOT_A_VERB = frozenset("with history".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
 _CLAUSE = re.compile(r"([.;:!?]+(?:\s|$)|\b(?:but|however|although|except)\b)", re.IGNORECASE)
 #: A clause after "but" or "however" that undoes what the clause before it ended with, without naming anything else:
@@ -1577,8 +1585,10 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             if _hypothetical(words[:places[0]], suspected):
                 said.add(HYPOTHETICAL)
                 continue
-            # a negation of what it brought ("denies any side effects of the metformin") is none of it
-            before = before[max((i + 1 for i in range(len(before)) if _brought(before, i)), default=0):]
+            # a negation of what it brought ("denies any side effects of the metformin") is none of it, nor of what
+            # "and" with a verb that affirms goes on to ("denies fever and has a cough")
+            before = before[max((i + 1 for i in range(len(before))
+                                 if _brought(before, i) or _joins_affirming(before, i)), default=0):]
             triggers = [word for word in before if word in NEGATIONS]
             if triggers:  # the trigger nearest the mention says how
                 said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)

@@ -1543,6 +1543,13 @@ def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
     # multiple sclerosis" answered "Which patients have MS?"
     assert not tells("She denied any recent colds or history of hematuria.", hematuria, [0])
     assert tells("She denied any recent colds and has a history of hematuria.", hematuria, [0])
+    # and within six words: "Denies fever and has X" was read as denying X
+    for affirmed in ("Denies fever and has hematuria.", "No fever and is on warfarin for hematuria.",
+                     "She denies dysuria and reports gross hematuria."):
+        assert tells(affirmed, hematuria, [0]), affirmed
+    for negated in ("Denies fever and hematuria.", "Denies smoking and history of hematuria.",
+                    "Denies fever and has had no hematuria.", "No fever and has never had hematuria."):
+        assert not tells(negated, hematuria, [0]), negated
 
 
 def test_a_negation_reaches_six_words_that_say_something_within_its_item():
