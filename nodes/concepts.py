@@ -1323,7 +1323,12 @@ RELATIVES = frozenset("""
 family mother mothers father fathers parent parents sister sisters brother brothers sibling siblings aunt aunts uncle
 uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins mom moms dad dads
 grandma grandmas grandpa grandpas stepmother stepfather
-""".split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's
+""".split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's (CHILDREN)
+#: A son or a daughter is a relative only as what a clause opens with, after words that count or point at them at most
+#: (:func:`_child_said`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
+CHILDREN = frozenset("son sons daughter daughters".split())
+_BEFORE_CHILDREN = frozenset("her his their one a an the older younger oldest youngest elder eldest two three both "
+                             "adult".split())
 #: What a relative who only tells the patient's history does (after the relative's word: "Mom *states* …", "Mother
 #: *reports* …"; before it: "*per* mother", "history obtained *from* father"), and the words for the patient they tell
 #: it of ("Mother states that the *patient* has asthma"): the mention is then the patient's — but not after a pronoun,
@@ -1334,25 +1339,33 @@ PATIENT_WORDS = frozenset("patient patients pt child infant baby toddler".split(
 PRONOUNS = frozenset("she he her his hers him they their them herself himself".split())
 #: The relatives who are women and men, and the pronouns that cannot be theirs: "Per mother, *he* has had asthma".
 WOMEN_KIN = frozenset("mother mothers mom moms sister sisters aunt aunts grandmother grandmothers grandma grandmas "
-                      "stepmother".split())
+                      "stepmother daughter daughters".split())
 MEN_KIN = frozenset("father fathers dad dads brother brothers uncle uncles grandfather grandfathers grandpa grandpas "
-                    "stepfather".split())
+                    "stepfather son sons".split())
 NOT_HERS = frozenset("he his him himself".split())
 NOT_HIS = frozenset("she her hers herself".split())
 
 
-def _kin_said(before: tuple[str, ...] | list[str]) -> bool:
+def _kin_said(before: tuple[str, ...] | list[str], relatives: frozenset[str] = RELATIVES) -> bool:
     """Whether a relative's word among the words ``before`` a mention makes it the relative's: unless the patient is
     named after it (:data:`PATIENT_WORDS`), or it only tells the patient's history (:data:`REPORTING`,
     :data:`REPORTED_BY`) and no pronoun that may be its own stands between (:data:`PRONOUNS`; not "he" of a mother)."""
     for i, word in enumerate(before):
-        if word not in RELATIVES or not PATIENT_WORDS.isdisjoint(before[i + 1:]):
+        if word not in relatives or not PATIENT_WORDS.isdisjoint(before[i + 1:]):
             continue
         telling = before[i + 1:i + 2] and before[i + 1] in REPORTING or (i and before[i - 1] in REPORTED_BY)
         theirs = PRONOUNS - (NOT_HERS if word in WOMEN_KIN else NOT_HIS if word in MEN_KIN else frozenset())
         if not telling or not theirs.isdisjoint(before[i + 1:]):
             return True
     return False
+
+
+def _child_said(words: tuple[str, ...], at: int) -> bool:
+    """Whether the clause of ``words`` opens with a son or a daughter (:data:`CHILDREN`) within :data:`NEGATION_REACH`
+    words of the mention at ``at``, making it theirs as any relative's word does (:func:`_kin_said`)."""
+    first = next((i for i, word in enumerate(words[:at]) if word not in _BEFORE_CHILDREN and not word.isdigit()), at)
+    return (first < at and words[first] in CHILDREN and at - first <= NEGATION_REACH
+            and _kin_said(words[first:at], CHILDREN))
 
 
 #: Words of a question's concept that ask for a finding off the normal ("an *elevated* troponin", "*abnormal* liver
@@ -1577,7 +1590,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            if not kin and (_kin_said(before) or words[-3:] in _IN_FAMILY):  # a relative's, or denied of them
+            if not kin and (_kin_said(before) or _child_said(words, places[0]) or words[-3:] in _IN_FAMILY):
+                # a relative's, or denied of them
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)

@@ -930,7 +930,11 @@ def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs(
     for text, patients in [("Mom has asthma.", False), ("Dad has asthma.", False), ("Mother with asthma.", False),
                            ("Mother states that the patient has asthma.", True), ("Per mom, asthma since age 3.", True),
                            ("Mom reports asthma since age 3.", True), ("Per mother, he has had asthma since age 3.", True),
-                           ("Mother reports she has had asthma since age 3.", False)]:
+                           ("Mother reports she has had asthma since age 3.", False),
+                           # a son or a daughter the clause is about; not one the patient lives with
+                           ("Her daughter has asthma.", False), ("One son has asthma and eczema.", False),
+                           ("Her 2 sons have asthma.", False), ("Her daughter reports the patient has asthma.", True),
+                           ("She lives with her son and has asthma.", True), ("Son: alive and well. Asthma.", True)]:
         assert tells(text, asthma, [0]) is patients, text
         assert tells(text, family, [1]) is not patients, text
     cancer, kin = analyse("Which patients have a history of cancer?"), analyse("Who has a family history of cancer?")
