@@ -1273,6 +1273,10 @@ DENYING_PAIRS = frozenset({("ruled", "out")})
 #: ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so negated, ``None`` where of a relative.
 ENDING = frozenset("stopped discontinued quit ceased former off".split())
 ENDED, NEVER = "ended", "never"
+#: Words shortly before an ending ("quit", "stopped") that say it has not come: "has not quit smoking", "had still not
+#: stopped smoking", "was advised to quit smoking", "should stop drinking", "unable to quit" (:func:`_goes_on`).
+_NOT_YET = frozenset("not never should must advised encouraged counseled counselled urged recommended wants trying try "
+                     "plans planning unable failed".split())
 #: The polarity of a mention that is only a possibility: a risk ("at risk of falls"; "the risks of the procedure,
 #: including bleeding, infection and DVT, were discussed"), possible complications, a suspicion or what is to be ruled
 #: out ("Reason: Suspected COVID-19", "rule out MI"; ConText's hypothetical and uncertain, abridged): it tells no
@@ -1296,6 +1300,12 @@ def _brought(words: tuple[str, ...], i: int) -> bool:
     """Whether ``words[i]`` says what a thing after it brought: a word of :data:`BROUGHT` before "of", "from" …
     ("Denies complications, diabetes or hypertension" denies all three)."""
     return words[i] in BROUGHT and i + 1 < len(words) and words[i + 1] in _OF
+
+
+def _goes_on(words: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]``, an ending, is one that has not come (:data:`_NOT_YET` within the three words before it):
+    what it would end goes on."""
+    return words[i] in ENDING and not _NOT_YET.isdisjoint(words[max(0, i - 3):i])
 
 
 def _joins_affirming(words: tuple[str, ...], i: int) -> bool:
@@ -1603,9 +1613,12 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             # "and" with a verb that affirms goes on to ("denies fever and has a cough")
             before = before[max((i + 1 for i in range(len(before))
                                  if _brought(before, i) or _joins_affirming(before, i)), default=0):]
-            triggers = [word for word in before if word in NEGATIONS]
-            if triggers:  # the trigger nearest the mention says how
-                said.add(NEVER if triggers[-1] == "never" else ENDED if triggers[-1] in ENDING else False)
+            triggers = [i for i, word in enumerate(before) if word in NEGATIONS]
+            if triggers and _goes_on(before, triggers[-1]):  # "has not quit smoking", "was advised to quit smoking"
+                said.add(True)
+            elif triggers:  # the trigger nearest the mention says how
+                last = before[triggers[-1]]
+                said.add(NEVER if last == "never" else ENDED if last in ENDING else False)
             elif (_denied_further(words, items, places[0]) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                   or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])) or (off_normal and _said_normal(before, after))
                   or (not result and _negative_result(words, items, places[-1]))):

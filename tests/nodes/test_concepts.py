@@ -1577,6 +1577,12 @@ def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes()
     smokes = analyse("Which patients smoke?")
     assert tells("Current smoker with a 75 pack-year history; still smokes a pack a day.", smokes, [0])
     assert tells("Smokes hand-rolled cigarettes.", smokes, [0])
+    # an ending that has not come: the case study's "Which patients do not smoke?" quoted both
+    for going_on in ("The patient had still not stopped smoking despite warnings.", "He has not quit smoking.",
+                     "It was suggested that the patient should quit smoking.", "She was advised to quit smoking.",
+                     "He has been unable to quit smoking."):
+        assert tells(going_on, smokes, [0]), going_on
+        assert not tells(going_on, analyse("Which patients do not smoke?"), [0]), going_on
     for stopped in ("Former smoker, ten pack-years.", "A smoker who quit 4 years ago.", "Quit smoking in 2010.",
                     "Never used tobacco."):
         assert not tells(stopped, smokes, [0]), stopped
