@@ -137,6 +137,7 @@ SYNONYMS = [
     ["smoking", "smoker", "tobacco", "cigarettes"],
     ["heart murmur", "cardiac murmur", "murmur"],  # what a record hears is a murmur: "a harsh systolic murmur"
     ["fall", "fell"],
+    ["obesity", "obese"],
     # tests named with a word that otherwise asks (a stress *test*, a sleep *study*): one concept each, never its first
     # word alone — "Who had a sleep study?" is not answered by a note of sleep apnea, nor "a urine drug screen" by urine
     ["stress test", "exercise stress test", "cardiac stress test", "treadmill test", "treadmill stress test",
@@ -513,7 +514,7 @@ def members(kind: str | list[str]) -> list[str]:
 #: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified". A word with one ending is
 #: mentioned by the word with the other (both ways).
 DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
-           ("mission", "mitted"), ("ification", "ified"), ("ant", "ancy")]
+           ("mission", "mitted"), ("ification", "ified"), ("ant", "ancy"), ("gery", "gical"), ("ma", "matic")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: What joins two words into one without spaces: a hyphen or a dash ("end-stage", "Charcot-Marie-Tooth").
 HYPHENS = frozenset("-\u2010\u2011\u2012\u2013")

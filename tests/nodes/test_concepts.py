@@ -100,6 +100,12 @@ def test_a_connective_never_joins_or_makes_a_concept():
     ("Who had a readmission?", "was readmitted for sepsis"),
     ("Which patients were septic?", "sepsis from a urinary source"),
     ("Which patients have vascular calcification?", "calcified vascular plaque"),
+    ("What surgery did she have?", "PAST SURGICAL HISTORY: Right fem-popliteal bypass"),
+    ("Who had surgical complications?", "complications after surgery"),
+    ("Which patients are asthmatic?", "mild intermittent asthma"),
+    ("Which patients have asthma?", "an asthmatic child"),
+    ("Which patients have obesity?", "obese, BMI 41"),
+    ("Which patients are obese?", "morbid obesity"),
 ])
 def test_a_word_the_stemmer_keeps_apart_from_the_one_asked_mentions_it(question, written):
     from nodes.data import lexical
