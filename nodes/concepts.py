@@ -1393,6 +1393,9 @@ LIST_ITEM = 5
 _AFFIRMING = frozenset("""reports reported endorses endorsed has had have admits admitted complains complained notes
 noted positive with presents presented history is was are were on takes taking shows showed showing reveals
 revealed""".split())
+#: Words that begin what the patient presents with, which no negation before them reaches (ConText's terminations,
+#: abridged): "a married woman with no children now presenting with recurrent depressive symptoms".
+_PRESENTING = frozenset("presents presenting complains complaining states stating".split())
 #: Words of :data:`_AFFIRMING` that after "and" may go on with what is denied ("denies smoking and history of drug use").
 _NOT_A_VERB = frozenset("with history".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
@@ -1458,7 +1461,7 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
     far back, through the list the trigger opens, every item of at most :data:`LIST_ITEM` words before the mention
     ("Denies obstructive sleep apnea, kidney stones, bloody bowel movements, ulcerative colitis, Crohn's disease": a
     review of systems lists what is denied). A word that affirms (:data:`_AFFIRMING`, unless a trigger stands just
-    before it, "no history of", "denies a history of", or "or" joins it to what is denied, "denies recent colds or
+    before it in its item, "no history of", "denies a history of", or "or" joins it to what is denied, "denies recent colds or
     history of multiple sclerosis") ends both reaches: "denies chest pain, reports a cough,
     pneumonia", "not have diabetes and is on metformin for prediabetes"."""
     said = length = 0  # the words that say something in the mention's item; the words of the item walked through
@@ -1469,7 +1472,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
             return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
-        if word in _AFFIRMING and NEGATIONS.isdisjoint(words[max(0, i - 2):i]) and not (i and _OR.fullmatch(words[i - 1])):
+        just_before = [words[j] for j in range(max(0, i - 2), i) if items[j] == items[i]]  # in its item
+        if word in _AFFIRMING and NEGATIONS.isdisjoint(just_before) and not (i and _OR.fullmatch(words[i - 1])):
             return False  # … but for what "or" joins to what is denied: "denies fever or history of stroke"
         said += word not in lexical.STOP_WORDS
         in_item = in_item and items[i] == items[at] and said < NEGATION_REACH
@@ -1611,9 +1615,9 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 said.add(HYPOTHETICAL)
                 continue
             # a negation of what it brought ("denies any side effects of the metformin") is none of it, nor of what
-            # "and" with a verb that affirms goes on to ("denies fever and has a cough")
-            before = before[max((i + 1 for i in range(len(before))
-                                 if _brought(before, i) or _joins_affirming(before, i)), default=0):]
+            # "and" with a verb that affirms goes on to ("denies fever and has a cough") or the patient presents with
+            before = before[max((i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
+                                 or before[i] in _PRESENTING), default=0):]
             triggers = [i for i, word in enumerate(before) if word in NEGATIONS]
             if triggers and _goes_on(before, triggers[-1]):  # "has not quit smoking", "was advised to quit smoking"
                 said.add(True)

@@ -1557,6 +1557,10 @@ def test_a_negation_reaches_every_item_of_the_list_it_opens_and_no_further():
     for affirmed in ("Denies fever and has hematuria.", "No fever and is on warfarin for hematuria.",
                      "She denies dysuria and reports gross hematuria."):
         assert tells(affirmed, hematuria, [0]), affirmed
+    assert tells("A married woman with no children now presenting with recurrent depressive symptoms.",
+                 analyse("Which patients have depression?"), [0]), "what the patient presents with"
+    assert tells("No fever, complains of hematuria.", hematuria, [0])
+    assert not tells("She states no hematuria.", hematuria, [0])
     for negated in ("Denies fever and hematuria.", "Denies smoking and history of hematuria.",
                     "Denies fever and has had no hematuria.", "No fever and has never had hematuria."):
         assert not tells(negated, hematuria, [0]), negated
