@@ -511,8 +511,8 @@ def members(kind: str | list[str]) -> list[str]:
 
 #: Endings that make one clinical word of another (the condition and what has it, the act and the event), which
 #: the index's stemmer keeps apart: "stenosis" and "stenotic", "anemia" and "anemic", "neuropathy" and
-#: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified". A word with one ending is
-#: mentioned by the word with the other (both ways).
+#: "neuropathic", "readmission" and "readmitted", "calcification" and "calcified", "surgery" and "surgical", "asthma"
+#: and "asthmatic". A word with one ending is mentioned by the word with the other (both ways).
 DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
            ("mission", "mitted"), ("ification", "ified"), ("ant", "ancy"), ("gery", "gical"), ("ma", "matic")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
