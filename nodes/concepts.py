@@ -1472,8 +1472,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
             return False
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
-        just_before = [words[j] for j in range(max(0, i - 2), i) if items[j] == items[i]]  # in its item
-        if word in _AFFIRMING and NEGATIONS.isdisjoint(just_before) and not (i and _OR.fullmatch(words[i - 1])):
+        if (word in _AFFIRMING and not (i and _OR.fullmatch(words[i - 1]))  # no trigger just before it, in its item
+                and NEGATIONS.isdisjoint(words[j] for j in range(max(0, i - 2), i) if items[j] == items[i])):
             return False  # … but for what "or" joins to what is denied: "denies fever or history of stroke"
         said += word not in lexical.STOP_WORDS
         in_item = in_item and items[i] == items[at] and said < NEGATION_REACH

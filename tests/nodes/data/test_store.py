@@ -5,6 +5,8 @@ restart, dead slots compacted, exact scores, and bad rows skipped and reported."
 from __future__ import annotations
 
 import json
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -50,6 +52,26 @@ def opened(tmp_path, data, factory, fingerprint=None):
 def texts(store, vector, k=10):
     labels, _ = store.index.search(vector, k)
     return {p.record_id: p.text for p in store.passages(labels).values()}
+
+
+@contextmanager
+def held_by_a_write(store):
+    """``with held_by_a_write(store):`` — another thread holds the store's lock, as a write does, until the block ends."""
+    held, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store._lock:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    held.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join()
 
 
 def test_build_then_reuse_without_embedding(tmp_path, data, embedder):
@@ -252,8 +274,6 @@ def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_co
     """What a leaf counts on its event loop (:meth:`LeafStore.term_stats_at_hand`): nothing until the words were
     read once, then the same counts as :meth:`LeafStore.term_stats`; nothing while a write holds the store, or after
     one until the words are read again, which then counts the write; nothing that would read passages' text."""
-    import threading
-
     store, _, _ = opened(tmp_path, data, lambda: embedder)
     terms, concepts = ["chest", "pain"], [[["chest", "pain"]], [["stress", "test"], ["holter"]]]
     assert store.term_stats_at_hand(terms, concepts) is None, "nothing read yet"
@@ -261,21 +281,8 @@ def test_counts_are_at_hand_only_from_memory_without_waiting_and_as_the_store_co
     assert counted[0] == 3 and counted[2] == {"chest": 2, "pain": 1} and counted[3] == [1, 1]
     assert store.term_stats_at_hand(terms, concepts) == counted
 
-    held, release = threading.Event(), threading.Event()
-
-    def writer():
-        with store._lock:
-            held.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    held.wait(10)
-    try:
+    with held_by_a_write(store):
         assert store.term_stats_at_hand(terms, concepts) is None, "a write holds the store: not waited for"
-    finally:
-        release.set()
-        thread.join()
 
     store.apply([Record("n4", "Chest pain at rest.", "Cy Diaz")], [], lambda: embedder)
     assert store.term_stats_at_hand(terms, concepts) is None, "a write forgets what was held"
@@ -291,8 +298,6 @@ def test_sentences_are_at_hand_once_read_and_while_no_write_holds_the_store(tmp_
     """What a router weighs on its event loop (:meth:`LeafStore.sentence_rows_at_hand`): nothing until the passages'
     sentences were read once, then the same rows as :meth:`LeafStore.sentence_rows`; nothing while a write holds the
     store, which is not waited for."""
-    import threading
-
     store, _, _ = opened(tmp_path, data, lambda: embedder)
     passages = [(passage.text, passage.patient) for passage in store.passages(store.labels()).values()][:3]
     assert store.sentence_rows_at_hand(passages) is None, "nothing read yet"
@@ -302,21 +307,8 @@ def test_sentences_are_at_hand_once_read_and_while_no_write_holds_the_store(tmp_
                                                         for a, b in zip(held, rows))
     assert any(row is not None for row in held)
 
-    holding, release = threading.Event(), threading.Event()
-
-    def writer():
-        with store._lock:
-            holding.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    holding.wait(10)
-    try:
+    with held_by_a_write(store):
         assert store.sentence_rows_at_hand(passages) is None, "a write holds the store: not waited for"
-    finally:
-        release.set()
-        thread.join()
     assert store.sentence_rows_at_hand(passages) is not None
 
 
