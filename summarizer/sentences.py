@@ -78,11 +78,11 @@ def looks_like_instructions(sentence: str) -> bool:
     return bool(_LOOKS_LIKE_INSTRUCTIONS.search(sentence))
 
 
-#: Where a sentence too long to quote whole is cut before it is shortened: after a dose's abbreviation and before a
-#: capitalized word ("… on 200 mg b.i.d. Regarding the hypoglycemia, the patient has diabetic gastroparesis …"), which
-#: :func:`sentences` keeps together as it does "Dr. Smith" (the chunker packs passages by it).
-_DOSE_THEN = re.compile(rf"\b(?:{'|'.join(re.escape(short) for short in sorted(_DOSING))})\.\s+(?=[A-Z][a-z])",
-                        re.IGNORECASE)
+#: Where a sentence too long to quote whole is cut before it is shortened: after a dose's abbreviation (in any case)
+#: and before a word with a capital ("… on 200 mg b.i.d. Regarding the hypoglycemia, the patient has diabetic
+#: gastroparesis …"), which :func:`sentences` keeps together as it does "Dr. Smith" (the chunker packs passages by it);
+#: not within a dose ("40 mg 1-1/2 tabs p.o. per day").
+_DOSE_THEN = re.compile(rf"\b(?i:{'|'.join(re.escape(short) for short in sorted(_DOSING))})\.\s+(?=[A-Z])")
 
 
 def _parts(sentence: str) -> list[str]:

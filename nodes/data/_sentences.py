@@ -8,8 +8,8 @@ one vector per distinct sentence, by the digest of its text (notes copy text for
 once); the gateway fetches them for the passages it answers from (``want = "sentences"``,
 :attr:`bus.messages.Hit.sentences`).
 
-A store built before the table existed, before passages about nobody had theirs (:data:`VERSION` 1), or before a
-long sentence was quoted in parts (2), is filled
+A store built before the table existed, before passages about nobody had theirs (:data:`VERSION` 1), before a
+long sentence was quoted in parts (2), or while it was also cut within a dose (3), is filled
 when it is next opened with an embedder (:meth:`nodes.data.writes.StoreWrites.refresh`, :data:`SETTING`); a vector
 of a sentence no passage holds any more stays until the store is compacted (:func:`prune`).
 """
@@ -26,7 +26,7 @@ from summarizer.sentences import quotable
 
 #: The setting recording that every passage's sentences have their vectors.
 SETTING = "sentences"
-VERSION = "3"
+VERSION = "4"
 
 
 def weighed(text: str, patient: str | None) -> list[str]:

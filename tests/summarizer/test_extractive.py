@@ -272,5 +272,11 @@ def test_a_sentence_too_long_to_quote_whole_is_quoted_in_parts_after_a_dose():
     said = quotable(long_one, "Hiroshi Lopez")
     assert said[-1].startswith("Regarding the hypoglycemia") and "gastroparesis" in said[-1]
     assert said[0].endswith("200 mg b.i.d.") and not any(s.endswith(ELLIPSIS) for s in said)
+    listed = ("Medications: Lasix 40 mg 1-1/2 tabs p.o. per day; acetazolamide 250 mg one p.o. per day, lisinopril 20 mg. "
+              "one p.o. twice per day, potassium chloride 20 mEq one p.o. daily, metformin 500 mg one p.o. twice daily with "
+              "meals, atorvastatin 40 mg one p.o. at bedtime, levothyroxine 50 mcg one p.o. every morning, and aspirin 81 mg "
+              "one p.o. daily.")
+    assert len(listed) > MAX_SENTENCE_CHARS and not any(s.startswith(("per day", "one p.o.")) for s in quotable(listed)), \
+        "not cut within a dose"
     short_one = "She takes metformin 500 mg b.i.d. Dr. Smith follows her."
     assert len(short_one) <= MAX_SENTENCE_CHARS and quotable(short_one) == [short_one], "cut only where too long"
