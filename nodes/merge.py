@@ -16,6 +16,9 @@ from nodes.concepts import named_share
 from nodes.data.topk import select
 from summarizer import kinds
 
+#: A child's statuses that leave nothing uncounted: it counted, or the caller may search none of it.
+COUNTED = ("successful", "denied")
+
 
 def pooled(outcomes: list[ChildOutcome], lexical: bool = False) -> list[Hit]:
     """Every hit the children returned (in their lexical lists, with ``lexical``), except that children
@@ -27,13 +30,17 @@ def pooled(outcomes: list[ChildOutcome], lexical: bool = False) -> list[Hit]:
 
 
 def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
-    """The children's collection statistics added up (``None`` if none sent any)."""
+    """The children's collection statistics added up (``None`` if none sent any). A child that did not count them
+    all may hold records of patients: the sum then says one passage at least is about a patient, so that a name
+    the question is sure of still filters (:func:`nodes.names.held_nowhere`)."""
     found = [o.result.stats for o in outcomes if o.result is not None and o.result.stats is not None]
     if not found:
         return None
     total = CollectionStats()
     for stats in found:
         total.add(stats)
+    if any(o.status not in COUNTED or o.result is not None and (o.result.partial or o.result.timed_out) for o in outcomes):
+        total.people = max(total.people, 1)
     return total
 
 

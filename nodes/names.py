@@ -564,7 +564,14 @@ def held_nowhere(question: str, filters: Filters, stats: CollectionStats | None)
     the cardiologist recommend for Alejandro Gutierrez?" asks about someone held nowhere, and gets no other patient's
     records. A name whose words some record holds may be a leaf's patient (the leaves decide), reference texts have
     no patients to pick from (a capitalized phrase no text holds is answered as what no record mentions), and a
-    question without capitals cannot tell a name (:func:`uncapitalized_names`)."""
+    question without capitals cannot tell a name (:func:`uncapitalized_names`).
+
+    Where no record the caller may search is about a patient (``stats.people`` 0, every subtree counted:
+    :func:`nodes.merge.summed`), no name filters, not even one the detector is sure of: reference texts
+    hold nobody's chart to mistake for the one asked about, and "My husband John Smith has kidney stones, what is the
+    outlook?" asks what they say of kidney stones, not for records of John Smith."""
+    if stats is not None and not stats.people and stats.docs:
+        return Filters(candidates=filters.candidates) if filters.patients else filters
     if stats is None or not stats.people or not filters.candidates:
         return filters
     unheld: list[str] = []

@@ -441,3 +441,25 @@ def test_a_merge_keeps_lexical_k_of_the_lexical_list_and_k_of_the_dense_one():
     assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0, lexical_k=lexical_depth(5)).lexical) \
         == lexical_depth(5) == 5, "a hybrid question's lexical list is as deep as its answer"
     assert len(merge([answered("org.a", *dense, lexical=words)], 5, "fed.q.org", 1.0).lexical) == 5
+
+
+def test_counts_summed_over_a_child_that_did_not_count_may_be_of_patients():
+    """Where no record is about a patient a name filters nothing (:func:`nodes.names.held_nowhere`); a child that
+    did not count may hold the patient named, so its silence must not read as "nobody's records"."""
+    from bus.messages import CollectionStats
+    from nodes.merge import summed
+
+    def counted(path: str, people: int, **result) -> ChildOutcome:
+        return answered(path, stats=CollectionStats(docs=5, length=50, people=people), **result)
+
+    late = ChildOutcome(subject="fed.q.org.b", status="timed_out", took_ms=500.0,
+                        error=ErrorInfo(type="deadline", reason="no reply in time"))
+    denied = ChildOutcome(subject="fed.q.org.c", status="denied", took_ms=1.0,
+                          error=ErrorInfo(type="denied", reason="no policy allows it"))
+    assert summed([counted("org.a", 0), counted("org.b", 0)]).people == 0
+    assert summed([counted("org.a", 0), denied]).people == 0, "what the caller may not search holds nobody for them"
+    assert summed([counted("org.a", 0), late]).people == 1
+    assert summed([counted("org.a", 3), late]).people == 3
+    deep = counted("org.a", 0, timed_out=True, coverage=Coverage(total=3, successful=2, timed_out=1))
+    assert summed([deep]).people == 1, "nor a leaf further down"
+    assert summed([counted("org.a", 0), late]).docs == 5

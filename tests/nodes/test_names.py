@@ -140,6 +140,10 @@ def test_a_capitalized_name_no_record_holds_a_word_of_is_someone_held_nowhere_in
     assert held_nowhere(question, filters, counted(4, last=2)) == Filters(patients=["Alejandro Gutierrez"])
     assert held_nowhere(question, filters, counted(4, first=1, last=2)) == filters, "a leaf may hold him: it decides"
     assert held_nowhere(question, filters, counted(0)) == filters, "reference texts: nobody to pick from"
+    sure = Filters(patients=["Alejandro Gutierrez"], candidates=["Cardiology North"])
+    assert held_nowhere(question, sure, counted(0)) == Filters(candidates=["Cardiology North"]), \
+        "reference texts: not even a name the detector is sure of filters, they hold nobody's chart"
+    assert held_nowhere(question, sure, counted(4, first=1, last=1)) == sure
     assert held_nowhere(question.lower(), filters, counted(4)) == filters, "without capitals, a name cannot be told"
     assert held_nowhere(question, filters, None) == filters
     parts = Filters(candidates=["Alejandro Gutierrez Vega", "Alejandro Gutierrez", "Gutierrez Vega"])
@@ -368,3 +372,26 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     assert asked("Which patients have gout flares?") == ["gout flares"]
     assert asked("Who has gout flares?") == ["gout flares"]
     assert asked("Which patients have stopped warfarin?") == ["warfarin"], "a verb after 'have' is still no noun"
+
+
+async def test_reference_texts_answer_a_question_naming_someone_they_cannot_be_about(nats_server, embedder, nc, tmp_path):
+    """A consumer writes about a relative by name ("My husband, Mr. Zed Unknown, has kidney stones"): texts about no
+    patient hold nobody's chart to mistake for his, so the name filters nothing and the question is answered."""
+    texts = ["Kidney stones often pass on their own; the outlook is good, though stones recur in half of people.",
+             "Shock wave lithotripsy breaks kidney stones into pieces small enough to pass.",
+             "Gout is treated with colchicine and, to lower uric acid, allopurinol."]
+    (tmp_path / "ref.jsonl").write_text("".join(json.dumps({"id": f"t{i}", "text": text}) + "\n"
+                                                for i, text in enumerate(texts)))
+    (tmp_path / "fed.toml").write_text('[federation]\nstate_dir = "state"\n[orgs.nih.units.texts]\ndata = "ref.jsonl"\n')
+    question = "My husband, Mr. Zed Unknown, has kidney stones. What is the outlook?"
+    assert name_filters(question, use_spacy=False).patients == ["Zed Unknown"], "a name the detector is sure of"
+    federation = Federation(FederationSpec.load(tmp_path / "fed.toml"), nats_server.url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        answer = await ask(nc, AskRequest(question=question))
+        assert answer.patients == [] and not answer.filtered and not answer.closest
+        assert answer.hits and answer.hits[0].id == "t0"
+        assert "no records of" not in (answer.answer or "").casefold()
+    finally:
+        await federation.stop()
