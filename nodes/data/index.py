@@ -89,7 +89,9 @@ class VectorIndex:
 
     Labels can be deleted (hnswlib marks them, and a later :meth:`add` reuses their slots), so
     records are updated and removed without a rebuild; :attr:`dead` says how many marked slots wait
-    for reuse, so the owner can rebuild when too many do.
+    for reuse and :attr:`reused` how many were reused since the index was built, so the owner can rebuild
+    when too many are: a slot reused keeps some of the links of the vector it held, and an index whose every
+    vector was replaced (a whole data file upserted again) misses some of the exact top 10 a fresh one finds.
     """
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
@@ -100,6 +102,8 @@ class VectorIndex:
         self._lock = threading.Lock()
         #: Slots marked deleted and not reused yet.
         self.dead = 0
+        #: Slots reused since the index was built.
+        self.reused = 0
 
     def __len__(self) -> int:
         """Live vectors."""
@@ -116,6 +120,7 @@ class VectorIndex:
             # One thread keeps construction deterministic: the same data gives the same graph.
             self._index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels), num_threads=1,
                                   replace_deleted=True)
+            self.reused += min(len(labels), self.dead)
             self.dead = max(self.dead - len(labels), 0)
 
     def delete(self, labels) -> None:
@@ -152,14 +157,16 @@ class VectorIndex:
             self._index.save_index(str(tmp))
 
     @classmethod
-    def load(cls, path: Path, dim: int, dead: int = 0) -> "VectorIndex":
-        """Reads an index written by :meth:`save` (``dead``: how many of its slots were marked deleted)."""
+    def load(cls, path: Path, dim: int, dead: int = 0, reused: int = 0) -> "VectorIndex":
+        """Reads an index written by :meth:`save` (``dead``: how many of its slots were marked deleted, ``reused``:
+        how many were reused since it was built)."""
         index = cls.__new__(cls)
         index.dim = dim
         index._index = hnswlib.Index(space="ip", dim=dim)
         index._index.load_index(str(path), allow_replace_deleted=True)
         index._lock = threading.Lock()
         index.dead = dead
+        index.reused = reused
         return index
 
 

@@ -6,7 +6,7 @@ Layout of a leaf's folder (``<state_dir>/leaves/<path>/``)::
                   the float32 vector, under a stable label), the log of index changes, settings
                   (the tables: :mod:`nodes.data._sqlite`)
     index.hnsw    the hnswlib index of the live passages, labels = passage labels
-    index.json    the last logged change the saved index includes, and its dead slots
+    index.json    the last logged change the saved index includes, its dead slots and the slots it reused
 
 SQLite (WAL, ``synchronous=FULL``) is the truth. Every change — a batch of upserts and deletes by
 record id — commits in one transaction, and only then does the index in memory follow (hnswlib marks
@@ -14,7 +14,7 @@ replaced passages deleted and reuses their slots), so a query sees it at once, w
 The saved index may lag behind: when a leaf opens, it replays the changes logged after the saved
 index, or rebuilds the index from the stored vectors if the index file is missing or unreadable — a
 leaf killed at any point comes back with exactly the committed records, and never embeds again what
-it stored. When too many slots are dead the index is rebuilt (:meth:`LeafStore.compact`).
+it stored. When too many slots are dead or were reused the index is rebuilt (:meth:`LeafStore.compact`).
 
 Labels come from an AUTOINCREMENT counter and are never reused. This module opens the store, keeps
 the index in step with SQLite, saves it and reads; changing the records (``apply``, ``sync_file``,
@@ -63,7 +63,7 @@ _SURNAME = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 #: Bumped when the saved layout changes.
 STORE_FORMAT = 3
-#: Rebuild the index when dead slots exceed this share of the live ones (and :data:`MIN_DEAD`).
+#: Rebuild the index when its dead and reused slots exceed this share of the live ones (and :data:`MIN_DEAD`).
 DEAD_SHARE = 0.25
 MIN_DEAD = 500
 
@@ -171,7 +171,8 @@ class LeafStore(StoreWrites):
             meta = json.loads((self.folder / "index.json").read_text())
             if meta.get("seq", -1) < log_start or meta.get("seq", 0) > last and last:
                 raise ValueError("the saved index does not match the change log")
-            index = VectorIndex.load(self.folder / "index.hnsw", self.index.dim, dead=int(meta.get("dead", 0)))
+            index = VectorIndex.load(self.folder / "index.hnsw", self.index.dim, dead=int(meta.get("dead", 0)),
+                                     reused=int(meta.get("reused", 0)))
             self.index, self._applied = index, int(meta["seq"])
             self._replay()
             if len(self.index) != count:
@@ -222,12 +223,13 @@ class LeafStore(StoreWrites):
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
-        if self.index.dead > max(MIN_DEAD, DEAD_SHARE * len(self.index)):
+        if self.index.dead + self.index.reused > max(MIN_DEAD, DEAD_SHARE * len(self.index)):
             self.compact()
 
     def compact(self) -> None:
-        """Rebuilds the index from the stored vectors, dropping its dead slots."""
-        log.info("%s: compacting the index (%d dead slots, %d live)", self.folder, self.index.dead, len(self.index))
+        """Rebuilds the index from the stored vectors, dropping its dead slots and the links its reused ones kept."""
+        log.info("%s: compacting the index (%d dead slots, %d reused, %d live)", self.folder, self.index.dead,
+                 self.index.reused, len(self.index))
         self._rebuild()
         with self._transaction() as db:
             _sentences.prune(db)
@@ -235,10 +237,11 @@ class LeafStore(StoreWrites):
     def save_index(self) -> None:
         """Saves the index and forgets the logged changes it includes (atomically: a crash leaves a usable pair)."""
         with self._lock:
-            applied, dead = self._applied, self.index.dead
+            applied, dead, reused = self._applied, self.index.dead, self.index.reused
             self.index.save(self.folder / "index.hnsw")
             with replacing(self.folder / "index.json") as tmp:
-                tmp.write_text(json.dumps({"format": STORE_FORMAT, "seq": applied, "dead": dead, "count": len(self.index)}))
+                tmp.write_text(json.dumps({"format": STORE_FORMAT, "seq": applied, "dead": dead, "reused": reused,
+                                      "count": len(self.index)}))
             with self._transaction() as db:
                 db.execute("DELETE FROM changes WHERE seq <= ?", (applied,))
                 db.execute("INSERT OR REPLACE INTO settings VALUES ('log_start', ?)", (str(applied),))

@@ -177,14 +177,21 @@ def test_the_same_record_twice_changes_nothing(tmp_path, data, embedder):
     assert first.added == 1 and again.unchanged == 1 and again.absent == 1 and store.labels() == labels
 
 
-def test_dead_slots_are_compacted(tmp_path, data, embedder, monkeypatch):
+def test_dead_and_reused_slots_are_compacted(tmp_path, data, embedder, monkeypatch):
+    """A record updated gives its passages' slots to the new ones; a slot reused keeps links of what it held, so an
+    index whose every vector was replaced is rebuilt, as one with too many slots deleted is."""
     monkeypatch.setattr(store_module, "MIN_DEAD", 4)
     store, _, _ = opened(tmp_path, data, CountingFactory(embedder))
     for round_ in range(4):
         store.apply([Record(r["id"], f"{r['text']} Visit {round_}.", r["patient"]) for r in RECORDS], [],
                     lambda: embedder)
-    assert store.index.dead <= max(4, 0.25 * len(store)) and len(store) == 3
-    assert store.index.search(embedder.embed_one("chest pain"), 3)[0].size == 3
+        assert store.index.dead + store.index.reused <= 4, "12 slots reused over the rounds, rebuilt past 4"
+    assert len(store) == 3 and store.index.search(embedder.embed_one("chest pain"), 3)[0].size == 3
+    store.apply([Record(RECORDS[0]["id"], "Seen again for chest pain.", RECORDS[0]["patient"])], [], lambda: embedder)
+    reused = store.index.reused
+    store.save_index()
+    store.close()
+    assert reused and LeafStore.existing(tmp_path / "s").index.reused == reused, "the count outlives a restart"
 
 
 def test_missing_data_file_is_a_clear_error(tmp_path, embedder):
