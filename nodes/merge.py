@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from bus.messages import MAX_K, CollectionStats, Coverage, Hit, NodeReport, PassageRef, SearchResult
 from bus.scatter import ChildOutcome
 from nodes.concepts import named_share
+from nodes.data.chunking import opening
 from nodes.data.topk import select
 from summarizer import kinds
 
@@ -150,9 +151,10 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     (a leaf scores each of its hits every way), so each is scored on all, not only on the list it made:
     :data:`DENSE_WEIGHT` × similarity + (1 − :data:`DENSE_WEIGHT`) × BM25 / the best candidate's BM25, where the
     similarity is the passage's and its best sentence's (:data:`SENTENCE_WEIGHT`), plus
-    :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening gives the kind of answer the question
-    asks for (:mod:`summarizer.kinds`), plus :data:`MENTION_BONUS` times the share of the things the question asks
-    about (``about``: each its term lists, :attr:`bus.asking.Answer.about`) that a passage about a patient mentions.
+    :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening (after its record's title:
+    :func:`nodes.data.chunking.opening`) gives the kind of answer the question asks for (:mod:`summarizer.kinds`),
+    plus :data:`MENTION_BONUS` times the share of the things the question asks about (``about``: each its term lists,
+    :attr:`bus.asking.Answer.about`) that a passage about a patient mentions.
     Each hit's score becomes that, in the one total order. Copies of one piece of evidence (``collapse``,
     :func:`nodes.data.topk.select`) fold into the first of them once fused, as in each list: the lists' own firsts of
     a group may be different copies (a patient's visit repeated on other days, each list ordering them its way).
@@ -184,7 +186,7 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
         if base + most < _kth(fused, k, copies):
             break  # neither this candidate nor any after it (none scores more before its bonuses) reaches the top k
         score = base
-        if kinds.speaks_of(hit.text[:kinds.OPENING_CHARS], kind):
+        if kinds.speaks_of(opening(hit.text, hit.metadata)[:kinds.OPENING_CHARS], kind):
             score += kinds.PASSAGE_BONUS
         if about and hit.patient and hit.text:
             score += MENTION_BONUS * named(hit.text)

@@ -7,14 +7,17 @@ section, short sections share a passage, and a sentence is never cut unless it a
 the size. Lines left empty by de-identification (``Name: ___ Unit No: ___``) are dropped.
 
 Each passage starts with a short prefix — the patient's name and the note's date, once
-(``Grace Okafor, 2023-04-02.``) — so a question naming either can match, while the content still
-carries most of the passage's weight. ``scripts/chunking_eval.py`` measures what that buys on the demo
+(``Grace Okafor, 2023-04-02.``), and the record's title as a heading when it has one (``metadata["title"]``: a
+reference text's topic, ``Parkinson's Disease: PD is both chronic …``) — so a question naming any of them can match
+every passage of the record, not only the one that happens to say it, while the content still carries most of the
+passage's weight. ``scripts/chunking_eval.py`` measures what that buys on the demo
 questions that name a patient and ask for one section of their notes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -22,8 +25,10 @@ from nodes.data.records import Record, Scalar
 from summarizer.sentences import sentences
 
 DEFAULT_MAX_CHARS = 800
+#: The most a name-and-date prefix takes before a title's heading (:func:`opening`).
+_NAMED_CHARS = 120
 #: Bumped whenever chunking changes: stored records are then cut again.
-CHUNKER_VERSION = "sentences-v2"
+CHUNKER_VERSION = "sentences-v3"
 
 _HEADING = re.compile(r"^\s*([A-Z][A-Za-z0-9 /&,()'-]{1,60}?)\s*:(?:\s*,)?\s*(.*)$")
 _PLACEHOLDER = "___"
@@ -44,13 +49,26 @@ class Passage:
     @cached_property  # a stored passage is kept and read by many searches (LeafStore.scored)
     def body(self) -> str:
         """The text without its name-and-date prefix: what copies of the same evidence share."""
-        prefix = _prefix(self.patient, self.date)
+        prefix = _prefix(self.patient, self.date, self.metadata.get("title"))
         return self.text[len(prefix):] if prefix and self.text.startswith(prefix) else self.text
 
 
-def _prefix(patient: str | None, date: str | None) -> str:
+def _prefix(patient: str | None, date: str | None, title: object = None) -> str:
     named = [x for x in (patient, date) if x]
-    return ", ".join(named) + ". " if named else ""
+    return (", ".join(named) + ". " if named else "") + _heading(title)
+
+
+def _heading(title: object) -> str:
+    return f"{' '.join(title.split())}: " if isinstance(title, str) and title.strip() else ""
+
+
+def opening(text: str, metadata: Mapping[str, object]) -> str:
+    """``text`` (a passage's, or a hit's) from where it begins to say what it says: after its record's title
+    (``metadata["title"]``, the heading :func:`chunk` put first), if it has one. A question's kind is told by how an
+    answer opens ("Treatment for kidney stones usually depends on …"), not by the topic every passage of it is under."""
+    heading = _heading(metadata.get("title"))
+    at = text.find(heading, 0, len(heading) + _NAMED_CHARS) if heading else -1
+    return text[at + len(heading):] if at >= 0 else text
 
 
 def _is_heading(name: str) -> bool:
@@ -114,7 +132,7 @@ def chunk(record: Record, max_chars: int = DEFAULT_MAX_CHARS) -> list[Passage]:
         current.append(text)
     if current:
         pieces.append((section, " ".join(current)))
-    prefix = _prefix(record.patient, record.date)
+    prefix = _prefix(record.patient, record.date, record.metadata.get("title"))
     return [Passage(id=f"{record.id}#{n}" if len(pieces) > 1 else record.id, record_id=record.id, text=prefix + text,
                     patient=record.patient, date=record.date, section=heading, metadata=dict(record.metadata))
             for n, (heading, text) in enumerate(pieces)]

@@ -27,7 +27,8 @@ class Record:
         text: the text to retrieve from.
         patient: whom it is about (a name), if known.
         date: its date, ISO ``yyyy-mm-dd``, if known.
-        metadata: flat scalar fields (department, note type, ...), used by filters and policies.
+        metadata: flat scalar fields (department, note type, ...), used by filters and policies; ``title``, if
+            there is one, heads each of the record's passages (:func:`nodes.data.chunking.chunk`).
     """
 
     id: str

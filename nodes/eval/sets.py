@@ -150,8 +150,10 @@ def medquad(data: Path) -> LabelledSet:
     """MedQuAD from ``data/medquad/<n>_<Source>_QA*/*.xml``: a record per answer, an organization per publisher.
 
     A record's id is ``<publisher>/<file>-<pair>`` (the ``qid`` with its publisher: qids repeat across
-    publishers, and ten CancerGov files reuse their document's); its metadata keep ``qid``, ``focus``,
-    ``qtype`` and ``source``. Pairs without an answer are left out.
+    publishers, and ten CancerGov files reuse their document's); its metadata keep ``qid``, ``qtype``
+    and ``source``, and the document's ``Focus`` as its ``title``: each of its passages is headed by the topic it is
+    about, as a search engine indexes a page's title ("PD is both chronic …" is about Parkinson's disease). Pairs
+    without an answer are left out.
     """
     folder = Path(data) / "medquad"
     files = sorted(folder.glob("*_QA*/*.xml"))
@@ -172,7 +174,7 @@ def medquad(data: Path) -> LabelledSet:
             rid = f"{source.lower()}/{path.stem}-{pair.get('pid')}"
             qtype = question.get("qtype") or "unknown"
             orgs.setdefault(source.lower(), []).append(Record(rid, answer, metadata={
-                "qid": question.get("qid") or "", "focus": focus, "qtype": qtype, "source": source}))
+                "qid": question.get("qid") or "", "title": focus, "qtype": qtype, "source": source}))
             questions.append(Question(rid, " ".join(question.text.split()), qtype, {rid: 1}, answer))
     return LabelledSet("medquad", questions, dict(sorted(orgs.items())), leaves=2)
 

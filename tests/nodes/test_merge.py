@@ -397,6 +397,11 @@ def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
     fused = fuse([cause, treatment], [], k=2, kind=kinds.kind_of("How is atrial fibrillation treated?"))
     assert [h.id for h in fused] == ["p1", "p2"]
     assert [h.id for h in fuse([cause, treatment], [], k=2)] == ["p2", "p1"]
+    # under its record's title (the heading each of its passages carries) a passage still opens with what it says
+    titled = [hit.model_copy(update={"text": f"Treating atrial fibrillation: {hit.text}",
+                                     "metadata": {"title": "Treating atrial fibrillation"}}) for hit in (cause, treatment)]
+    fused = fuse(titled, [], k=2, kind=kinds.kind_of("How is atrial fibrillation treated?"))
+    assert [h.id for h in fused] == ["p1", "p2"], "the title's 'treating' is not the cause's opening"
 
 
 def test_a_passage_that_names_what_is_asked_beats_a_nearer_one_that_does_not():

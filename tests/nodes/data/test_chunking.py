@@ -3,7 +3,7 @@ headings kept with their text, de-identified header lines dropped, and nothing f
 
 from __future__ import annotations
 
-from nodes.data.chunking import chunk, sections
+from nodes.data.chunking import chunk, opening, sections
 from summarizer.sentences import sentences
 from nodes.data.records import Record
 
@@ -13,6 +13,21 @@ def test_short_sections_share_a_passage_that_carries_name_and_date_once():
     [passage] = chunk(record)
     assert passage.id == "n1" and passage.record_id == "n1" and passage.section == "CHIEF COMPLAINT"
     assert passage.text == "Ana Ruiz, 2023-04-02. CHIEF COMPLAINT: cough. PLAN: antibiotics."
+
+
+def test_a_records_title_heads_every_passage_of_it_and_copies_are_told_by_their_body():
+    """A reference text's answer says "PD" where its topic says Parkinson's disease: each passage carries the title,
+    so a question naming the topic reaches every passage of it, not only the first."""
+    text = " ".join(f"PD is treated in step {i} of the course." for i in range(40))
+    passages = chunk(Record("ninds/223-3", text, metadata={"title": "Parkinson's  Disease"}), max_chars=300)
+    assert len(passages) > 1 and all(p.text.startswith("Parkinson's Disease: PD is treated") for p in passages)
+    assert " ".join(p.body for p in passages) == text, "what copies of the evidence share is the text, not its title"
+    [noted] = chunk(Record("n1", "PLAN: rest.", "Ana Ruiz", "2023-04-02", metadata={"title": "Follow-up visit"}))
+    assert noted.text == "Ana Ruiz, 2023-04-02. Follow-up visit: PLAN: rest." and noted.body == "PLAN: rest."
+    [untitled] = chunk(Record("t", "PD is chronic.", metadata={"title": "", "focus": "Parkinson's Disease"}))
+    assert untitled.text == "PD is chronic.", "only a title heads a passage"
+    assert [opening(p.text, p.metadata) for p in (passages[0], noted, untitled)] == \
+        [passages[0].body, "PLAN: rest.", "PD is chronic."], "what a passage says first, after its title"
 
 
 def test_sentences_are_packed_up_to_the_size_and_never_cut():

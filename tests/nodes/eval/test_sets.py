@@ -58,7 +58,7 @@ def test_medquad_a_record_per_answer_and_an_organization_per_publisher(data):
     assert ids == ["cancergov/0000001_1-1", "cancergov/0000001_1-2", "cancergov/0000001_1_1-1", "niddk/0000001_1-1"]
     first = medquad.orgs["cancergov"][0]
     assert first.text == "Leukemia is a cancer\nof the blood."
-    assert first.metadata == {"qid": "0000001_1-1", "focus": "Leukemia", "qtype": "information", "source": "CancerGov"}
+    assert first.metadata == {"qid": "0000001_1-1", "title": "Leukemia", "qtype": "information", "source": "CancerGov"}
     question = medquad.questions[0]
     assert (question.id, question.text, question.type) == (first.id, "What is (are) Leukemia ?", "information")
     assert question.relevant == {first.id: 1} and question.answer == first.text and not question.negative
