@@ -40,7 +40,7 @@ def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
     total = CollectionStats()
     for stats in found:
         total.add(stats)
-    if any(o.status not in COUNTED or o.result is not None and (o.result.partial or o.result.timed_out) for o in outcomes):
+    if any(o.status not in COUNTED or o.result is not None and o.result.timed_out for o in outcomes):  # "partial" too
         total.people = max(total.people, 1)
     return total
 

@@ -571,7 +571,7 @@ def held_nowhere(question: str, filters: Filters, stats: CollectionStats | None)
     hold nobody's chart to mistake for the one asked about, and "My husband John Smith has kidney stones, what is the
     outlook?" asks what they say of kidney stones, not for records of John Smith."""
     if stats is not None and not stats.people and stats.docs:
-        return Filters(candidates=filters.candidates) if filters.patients else filters
+        return Filters(candidates=filters.candidates)
     if stats is None or not stats.people or not filters.candidates:
         return filters
     unheld: list[str] = []

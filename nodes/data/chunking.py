@@ -48,7 +48,7 @@ class Passage:
 
     @cached_property  # a stored passage is kept and read by many searches (LeafStore.scored)
     def body(self) -> str:
-        """The text without its name-and-date prefix: what copies of the same evidence share."""
+        """The text without its prefix (name and date, title): what copies of the same evidence share."""
         prefix = _prefix(self.patient, self.date, self.metadata.get("title"))
         return self.text[len(prefix):] if prefix and self.text.startswith(prefix) else self.text
 

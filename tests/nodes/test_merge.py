@@ -467,4 +467,7 @@ def test_counts_summed_over_a_child_that_did_not_count_may_be_of_patients():
     assert summed([counted("org.a", 3), late]).people == 3
     deep = counted("org.a", 0, timed_out=True, coverage=Coverage(total=3, successful=2, timed_out=1))
     assert summed([deep]).people == 1, "nor a leaf further down"
+    partial = ChildOutcome(subject="fed.q.org.d", status="partial", took_ms=4.0,
+                           result=SearchResult(stats=CollectionStats(docs=5, length=50), partial=True))
+    assert summed([partial]).people == 1, "nor a child that answered for part of its units"
     assert summed([counted("org.a", 0), late]).docs == 5
