@@ -111,8 +111,15 @@ except plus minus per regarding concerning whether whose yet although though unl
 throughout underneath no none neither either every regardless irrespective notwithstanding prior thereby hence thus
 therefore otherwise instead rather meanwhile even already ago likewise subsequently afterwards previously
 simultaneously concurrently alongside amid amidst beneath especially particularly specifically mainly mostly
-primarily respectively
+primarily respectively behalf
 """.split())
+#: When something happened or how long it has gone on — "last year", "the past two weeks", "3 months ago", "yesterday" —
+#: which ends a concept and makes none: a parser joins "glaucoma last year" into one noun phrase, and no record holds
+#: that phrase, though many hold glaucoma.
+_WHEN = re.compile(r"(?:(?:last|past|next|previous|this|every|each|few|several|many|couple\s+of|\d+|"
+                   + "|".join(sorted(NUMBER_WORDS)) + r")\s+)+(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|"
+                   r"minutes?|decades?|mornings?|evenings?)\b(?:\s+ago\b)?|\b(?:yesterday|today|tonight)\b",
+                   re.IGNORECASE)
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
     ["stroke", "cerebrovascular accident"],
@@ -307,18 +314,53 @@ _SHORTHAND = re.compile(r"(?<![\w/])(?:" + "|".join(re.escape(short) + ("" if sh
                         re.IGNORECASE)
 
 
+#: Contractions, in words: "n't" is "not" ("Who isn't on aspirin?" asks who is not), "I've" and "what's" are the words
+#: a concept ends at, never one ("don't smoke" is no thing a record mentions). Written without their apostrophe as
+#: people type them ("dont", "whats", "im"), but those that are words too ("ill", "wed", "well", "its", "shell").
+CONTRACTED = {"can't": "can not", "won't": "will not", "shan't": "shall not", "ain't": "is not"}
+_NOT = re.compile(r"\b([^\W\d_]+)n['’]t\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(i|you|we|they|he|she|it|who|what|where|when|why|how|that|there)['’](m|re|ve|ll|d|s)\b",
+                      re.IGNORECASE)
+_PRONOUN_ENDING = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would", "s": "is"}
+UNAPOSTROPHED = {
+    **{word: f"{word[:-2]} not" for word in "dont doesnt didnt isnt arent wasnt werent havent hasnt hadnt couldnt "
+                                            "shouldnt wouldnt mustnt neednt".split()},
+    "cant": "can not", "wont": "will not", "aint": "is not", "im": "I am", "ive": "I have", "youre": "you are",
+    "youve": "you have", "theyre": "they are", "theyve": "they have", "weve": "we have", "whats": "what is",
+    "hows": "how is", "whos": "who is", "wheres": "where is", "whens": "when is", "whys": "why is", "thats": "that is",
+    "theres": "there is"}
+_UNAPOSTROPHED = re.compile(r"\b(?:" + "|".join(sorted(UNAPOSTROPHED)) + r")\b", re.IGNORECASE)
+
+
 def written_out(question: str) -> str:
-    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) in words, where it is written in lower case or with a
-    capital first ("Pts w/ HTN" reads "Patients with HTN"; "PT" in capitals is prothrombin time, and stays)."""
+    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) and contractions (:data:`CONTRACTED`) in words,
+    where written in lower case or with a capital first ("Pts w/ HTN" reads "Patients with HTN", "Whats" "What is";
+    "PT" in capitals is prothrombin time, and "IM" intramuscular: they stay)."""
+    def cased(short: str, long: str) -> str:
+        return long[:1].upper() + long[1:] if short[:1].isupper() else long
+
     def word(match: re.Match) -> str:
         short = match.group(0)
         if short not in (short.lower(), short.capitalize()):
             return short
         long = SHORTHAND[short.lower()]
         joined = short.endswith("/") and match.string[match.end():match.end() + 1].isalnum()  # "w/afib"
-        return (long[:1].upper() + long[1:] if short[:1].isupper() else long) + (" " if joined else "")
+        return cased(short, long) + (" " if joined else "")
 
-    return _SHORTHAND.sub(word, question)
+    def negated(match: re.Match) -> str:
+        said = match.group(0)
+        whole = CONTRACTED.get(said.lower().replace("’", "'"))
+        return cased(said, whole) if whole else f"{match.group(1)} not"
+
+    def pronoun(match: re.Match) -> str:
+        return f"{match.group(1)} {_PRONOUN_ENDING[match.group(2).lower()]}"
+
+    def unapostrophed(match: re.Match) -> str:
+        said = match.group(0)
+        return cased(said, UNAPOSTROPHED[said.lower()]) if said in (said.lower(), said.capitalize()) else said
+
+    spelled = _NOT.sub(negated, _PRONOUN.sub(pronoun, question))
+    return _SHORTHAND.sub(word, _UNAPOSTROPHED.sub(unapostrophed, spelled))
 
 
 #: Brand names of common drugs, by the generic name records write: a brand is a synonym of its drug (and of nothing
@@ -772,11 +814,11 @@ _ARABIC = {roman: digits for digits, roman in lexical.ROMAN.items()}
 def _masked(text: str) -> str:
     """``text`` with its specifiers (:data:`_SPECIFIER`) and comparisons (:data:`_COMPARISON`) out of the way, each
     written over by a comma and spaces (the same length: a phrase of the text is at the same place): they join a
-    concept once it is found."""
+    concept once it is found. Its times (:data:`_WHEN`) are written over likewise, and join none."""
     def blank(match: re.Match) -> str:
         return "," + " " * (len(match.group(0)) - 1)
 
-    return _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text))
+    return _WHEN.sub(blank, _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text)))
 
 
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
@@ -971,6 +1013,9 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
     eponyms: set[str] = set()  # the words of the run that are eponyms (_EPONYM)
 
     def close() -> None:
+        kin = len(run) > 1 and run[0].casefold() in KIN and all(word[:1].isupper() for word in run[1:])
+        if kin:
+            del run[1:]  # "son Jake", "mother Linda": a relative by name is who, not what
         titled = bool(run) and run[0].casefold() in CLINICIAN_TITLES
         words = _letter_last([w for n, w in enumerate(run) if (not any(c.isdigit() for c in w) or _NAMING_DIGITS.fullmatch(w))
                               and (len(w) > 1 or _lettered(run, n)) and w.casefold() not in NUMBER_WORDS])
@@ -985,7 +1030,7 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
                    for n, word in enumerate(words) for other in _derived(word)]
         if terms and len(concepts) < MAX_CONCEPTS:
             # as written, spaces made one: its words are joined by spaces or hyphens only; a clinician by name
-            written = " ".join(text[first:end].split())
+            written = run[0] if kin else " ".join(text[first:end].split())
             written = _POSSESSIVE.sub("", written) if titled else written
             concepts.append(Concept(written, _capitalized(_alternatives(terms[:8], plain[:8], derived),
                                                           [] if shouting else words, eponyms)))
@@ -1054,14 +1099,17 @@ def _joined(question: str, concepts: list[Concept]) -> list[Concept]:
 #: these only ("older adults", "weekly doses") is context. A replacement is none of them: it says what is done to the
 #: thing before it — "hormone replacement" is not every mention of hormones, nor "aortic valve replacement" an aortic
 #: stenosis.
-CONTEXT = frozenset("""
+#: The people a writer asks for by how they are related: "my son Jake" is who is asked about, never what.
+KIN = frozenset("""
+mother mothers father fathers husband husbands wife wives spouse spouses partner son sons daughter daughters friend
+friends mom moms mum mums dad dads parent parents brother brothers sister sisters sibling siblings grandmother
+grandmothers grandfather grandfathers grandma grandpa grandparent grandparents grandson grandsons granddaughter
+granddaughters grandchild grandchildren aunt aunts uncle uncles cousin cousins niece nieces nephew nephews
+""".split())
+CONTEXT = KIN | frozenset("""
 elderly older old young younger adult adults child children kid kids infant infants baby babies newborn newborns
 teen teens teenager teenagers adolescent adolescents man men woman women male males female females boy boys girl
-girls mother mothers father fathers family families nonsmoker nonsmokers veteran veterans
-husband husbands wife wives spouse spouses partner son sons daughter daughters friend friends mom moms mum mums dad
-dads parent parents brother brothers sister sisters sibling siblings grandmother grandmothers grandfather grandfathers
-grandma grandpa grandparent grandparents grandson grandsons granddaughter granddaughters grandchild grandchildren aunt
-aunts uncle uncles cousin cousins niece nieces nephew nephews toddler toddlers
+girls family families nonsmoker nonsmokers veteran veterans toddler toddlers
 daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
 episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
@@ -1794,11 +1842,12 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     and texts on foods to avoid with an inguinal hernia do not answer it. A title's other words ("Serovar specific
     immunity to Neisseria gonorrhoeae", of an abstract that writes "gonorrhoea") and a letter's everyday words ("every
     morning") no record holds are only not found."""
-    absent = []
-    if stats is not None and len(stats.concepts) == len(analysis.concepts):
-        absent = [concept.text for concept, n in zip(analysis.concepts, stats.concepts) if n == 0]
     groups = asked(analysis)
-    missing = [all(analysis.concepts[i].text in absent for i in group) for group in groups]
+    unheld = set()
+    if stats is not None and len(stats.concepts) == len(analysis.concepts):
+        unheld = {i for i, n in enumerate(stats.concepts) if n == 0}
+    absent = list(dict.fromkeys(analysis.concepts[i].text for group in groups for i in group if i in unheld))
+    missing = [all(i in unheld for i in group) for group in groups]
     unanswerable = naming or stats is not None and any(
         gone and any(i in analysis.declared and unheard(analysis.concepts[i], stats) for i in group)
         for gone, group in zip(missing, groups))

@@ -141,6 +141,36 @@ def test_the_hits_are_only_the_closest_records_when_nothing_asked_about_is_menti
     assert not grounding(analysis, CollectionStats(docs=9, concepts=[0, 3]), naming=True)[1], "one alternative is enough"
 
 
+def test_when_something_happened_ends_a_concept_and_makes_none():
+    """A parser joins "glaucoma last year" into one noun phrase: as a concept no record held it, and a question about
+    glaucoma, which the records hold, was refused as "no record mentions glaucoma last year"."""
+    glaucoma = "My mother was diagnosed with glaucoma last year. What are the treatments?"
+    parsed = ["My mother", "glaucoma last year", "What", "the treatments"]  # the parser's noun phrases
+    assert [c.text for c in analyse(glaucoma, (), parsed).concepts] == ["mother", "glaucoma"]
+    assert concepts(glaucoma) == ["mother", "glaucoma"]
+    stones = "I got kidney stones 3 months ago, what should I eat?"
+    assert [c.text for c in analyse(stones, (), ["I", "kidney stones", "months", "what", "I"]).concepts] == \
+        ["kidney stones", "eat"], "a unit of time the parser cut from its number is no concept either"
+    for question, expected in [("She had a stroke over the past two weeks", ["stroke"]),
+                               ("chest pain yesterday", ["chest pain"]), ("aspirin every day", ["aspirin"]),
+                               ("Which patients had a 24-hour urine collection?", ["24-hour urine collection"]),
+                               ("Which patients have stage 4 CKD?", ["stage 4 CKD"])]:
+        assert concepts(question) == expected, question
+
+
+def test_who_a_writer_asks_for_is_not_said_to_be_absent():
+    """"My husband has migraines" over texts that never say "husband": the answer said "no record mentions
+    husband"; "my son Jake" was a thing asked about, "son Jake", that no record mentions."""
+    wife = analyse("My wife has been having migraines for months. Is there a cure?")
+    assert [c.text for c in wife.concepts][:2] == ["wife", "migraines"]
+    counted = [0, 5] + [3] * (len(wife.concepts) - 2)
+    assert grounding(wife, CollectionStats(docs=9, concepts=counted)) == ([], False)
+    assert grounding(wife, CollectionStats(docs=9, concepts=[0] * len(wife.concepts)))[0][0] == "migraines"
+    assert concepts("My son Jake was diagnosed with osteogenesis imperfecta") == ["son", "osteogenesis imperfecta"]
+    assert concepts("My mother Linda has Parkinson's disease") == ["mother", "Parkinson's disease"]
+    assert concepts("I am writing on behalf of my father, who has gout") == ["writing", "father", "gout"]
+
+
 def test_patients_are_named_only_for_all_of_what_was_asked():
     both = analyse("Which patients with gout were treated with methotrexate?")
     held = CollectionStats(docs=9, concepts=[5, 0])
@@ -1282,6 +1312,31 @@ async def test_a_question_in_shorthand_is_answered_as_written_out(demo_federatio
     answer = await ask(nc, AskRequest(question="any pts w/ afib on eliquis?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and answer.absent == [], answer.answer
     assert "apixaban" in answer.answer.lower(), answer.answer
+
+
+def test_contractions_are_read_in_words_so_a_negation_is_one_and_a_pronoun_no_concept():
+    """"Who isn't on aspirin?" was asked as who is on it ("isn't" a concept of its own, no negation); "Which patients
+    don't smoke?" of a "don't smoke" no record mentions; "Ive had a cough" of an "Ive"."""
+    from nodes.concepts import written_out
+
+    assert written_out("Who isn't on aspirin? Whats wrong, can't I?") == "Who is not on aspirin? What is wrong, can not I?"
+    assert written_out("Im sure it’s gout and I dont know why") == "I am sure it is gout and I do not know why"
+    assert written_out("Was IM ketorolac given? Crohn's disease? I'll be ill") == \
+        "Was IM ketorolac given? Crohn's disease? I will be ill", "an abbreviation, a possessive and a word stay"
+    for contracted, spelled in [("Which patients don't smoke?", "Which patients do not smoke?"),
+                                ("Who isn't on aspirin?", "Who is not on aspirin?")]:
+        ours, theirs = analyse(written_out(contracted)), analyse(spelled)
+        assert (ours.concepts, ours.negated) == (theirs.concepts, theirs.negated) and ours.negated, contracted
+    assert concepts(written_out("Ive had a cough for a while, whats causing it?")) == ["cough"]
+
+
+async def test_a_contracted_question_is_answered_as_the_one_spelled_out(demo_federation, nc):
+    """"Which patients don't smoke?" was refused: no record mentions "don't smoke"."""
+    contracted = await ask(nc, AskRequest(question="Which patients don't smoke?", summarize="extractive"))
+    spelled = await ask(nc, AskRequest(question="Which patients do not smoke?", summarize="extractive"))
+    assert contracted.absent == spelled.absent == [] and not contracted.closest, contracted.answer
+    assert [hit.id for hit in contracted.hits] == [hit.id for hit in spelled.hits]
+    assert contracted.answer == spelled.answer and contracted.answer_info.status == "successful", contracted.answer
 
 
 async def test_a_brand_name_is_answered_from_the_records_of_its_drug(demo_federation, nc):
