@@ -103,7 +103,7 @@ class Answerer:
             return None, info.model_copy(update={"status": "timed_out", "reason": (fallback + "; " if fallback else "")
                                                  + "the deadline passed before the answer"})
         if is_insufficient(text) and not fallback:  # no sentence says what is asked: why, when the focus knows
-            return text, info.model_copy(update={"status": "insufficient", "reason": focus.unsaid or None})
+            return text, info.model_copy(update={"status": "insufficient", "reason": focus.unsaid})
         return text, info.model_copy(update={"status": "fallback" if fallback else "successful"})
 
     async def extractive(self, vector: np.ndarray, evidence: Answer, budget: Budget, question: str = "",

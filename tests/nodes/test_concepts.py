@@ -1392,6 +1392,16 @@ async def test_a_named_patients_records_that_do_not_mention_what_was_asked_are_q
     assert answer.answer_info.status == "insufficient", "his cough is near COPD but says nothing of it: " + answer.answer
 
 
+async def test_an_answer_with_nothing_to_quote_and_no_reason_known_reaches_the_client(demo_federation, nc):
+    """"what was the discharge disposition for jeffrey flores" got the client an error instead of an answer: the
+    extractive answer found nothing to quote and knew no reason, and its info went out with ``reason`` None, which no
+    client accepts."""
+    answer = await ask(nc, AskRequest(question="what was the discharge disposition for jeffrey flores",
+                                      summarize="extractive"))
+    assert answer.answer_info.status in ("successful", "insufficient") and isinstance(answer.answer_info.reason, str)
+    assert answer.answer, answer
+
+
 def test_a_sentence_touches_a_concept_by_a_word_of_what_it_names():
     from nodes.concepts import focal, touches
 
