@@ -56,7 +56,8 @@ from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding,
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
-from nodes.names import applied_filter, held_nowhere, name_filters, nameless, parse, unnamed, unsigned
+from nodes.names import (applied_filter, held_nowhere, name_filters, nameless, parse, spoken_names, unnamed,
+                          unsigned)
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
 from policies.broker import user_inbox
 from policies.gate import Gate
@@ -386,7 +387,8 @@ class Gateway(NodeService):
         loop = asyncio.get_running_loop()
 
         def focus(text: str, filters: Filters, analysis: Analysis) -> str | None:
-            rest = nameless(text, [*filters.patients, *filters.candidates]) if _asks_a_thing(text, analysis) else text
+            asked = [concept.text for concept in analysis.concepts]
+            rest = nameless(text, spoken_names(filters, asked)) if _asks_a_thing(text, analysis) else text
             return spelled_out(rest) if rest != text and any(c.isalnum() for c in rest) else None  # asked but the names
 
         async def embedded(text: str | None):

@@ -604,6 +604,17 @@ def unnamed(text: str, patient: str | None) -> str:
     return re.sub(rf"\b{named}\b", " ", text, flags=re.IGNORECASE)
 
 
+def spoken_names(filters: Filters, asked: list[str]) -> list[str]:
+    """The names of ``filters`` a question is read without when what it asks of them is embedded (:func:`nameless`):
+    its patients, and its candidates but those that are a thing it asks about (``asked``: its concepts, as written) —
+    in a question without capitals every run of words is a candidate (:func:`uncapitalized_spans`), and "what was the
+    discharge disposition for jeffrey flores" asks "discharge disposition" of Jeffrey Flores — unless a candidate opens
+    with a common given name ("what medications is samantha garcia taking", whose name is a concept too)."""
+    things = {" ".join(text.casefold().split()) for text in asked}
+    return [*filters.patients, *(name for name in filters.candidates if " ".join(name.casefold().split()) not in things
+                                 or name.split()[0].casefold() in FIRST_NAMES)]
+
+
 def nameless(question: str, names: list[str]) -> str:
     """``question`` without ``names`` — each with the cue before it ("patient", "Mr." …) and a possessive after it —
     what it asks of those patients: "Is Mr. Jason Rossi a smoker?" → "Is a smoker?"."""
