@@ -333,9 +333,10 @@ _UNAPOSTROPHED = re.compile(r"\b(?:" + "|".join(sorted(UNAPOSTROPHED)) + r")\b",
 
 
 def written_out(question: str) -> str:
-    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) and contractions (:data:`CONTRACTED`) in words,
-    where written in lower case or with a capital first ("Pts w/ HTN" reads "Patients with HTN", "Whats" "What is";
-    "PT" in capitals is prothrombin time, and "IM" intramuscular: they stay)."""
+    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) and contractions (:data:`CONTRACTED`) in words (an
+    all-capitals question in lower case first, :func:`unshouted`), where written in lower case or with a capital first
+    ("Pts w/ HTN" reads "Patients with HTN", "Whats" "What is"; "PT" in capitals is prothrombin time, and "IM"
+    intramuscular: they stay)."""
     def cased(short: str, long: str) -> str:
         return long[:1].upper() + long[1:] if short[:1].isupper() else long
 
@@ -359,8 +360,22 @@ def written_out(question: str) -> str:
         said = match.group(0)
         return cased(said, UNAPOSTROPHED[said.lower()]) if said in (said.lower(), said.capitalize()) else said
 
-    spelled = _NOT.sub(negated, _PRONOUN.sub(pronoun, question))
+    spelled = _NOT.sub(negated, _PRONOUN.sub(pronoun, unshouted(question)))
     return _SHORTHAND.sub(word, _UNAPOSTROPHED.sub(unapostrophed, spelled))
+
+
+def unshouted(question: str) -> str:
+    """``question`` as written without its capitals if it is all in capitals (three words or more): capitals there tell
+    no name and no abbreviation — "WHICH PATIENTS UNDERWENT A LAPAROSCOPIC CHOLECYSTECTOMY?" was read as names and
+    abbreviations no record writes — but the abbreviations a question may ask with (:data:`ABBREVIATIONS`: "HTN") and
+    "I"; its first letter stays a capital."""
+    words = _WORD.findall(question)
+    if any(c.islower() for c in question) or len(words) < 3:
+        return question
+    lowered = _WORD.sub(lambda word: word.group(0) if word.group(0).casefold() in ABBREVIATIONS or word.group(0) == "I"
+                        else word.group(0).casefold(), question)
+    first = next((i for i, c in enumerate(lowered) if c.isalpha()), None)
+    return lowered if first is None else lowered[:first] + lowered[first].upper() + lowered[first + 1:]
 
 
 #: Brand names of common drugs, by the generic name records write: a brand is a synonym of its drug (and of nothing
@@ -611,6 +626,8 @@ class Analysis:
     ended: frozenset[int] = frozenset()  # … and as so no longer ("Which patients are former smokers?", "Who stopped …")
     declared: frozenset[int] = frozenset()  # the concepts the writer says they have, take or ask about ("I was told I
     # have a hiatal hernia", "Question about Cephalexin"): what the question is about, whatever else it asks of it
+    aside: frozenset[int] = frozenset()  # the concepts of sentences around the one that asks, which names things of its
+    # own, but those declared: "I'm covering for a colleague today. Which patients have gout?" asks nothing of colleagues
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -681,9 +698,10 @@ _DECLARING = re.compile(r"\b(?:ha(?:ve|s|d|ving)|diagnosed\s+with|suffer(?:s|ed|
                         re.IGNORECASE)
 
 
-def _analysis(question: str, terms: list[str], concepts: list[Concept], named: bool = False) -> Analysis:
+def _analysis(question: str, terms: list[str], concepts: list[Concept], names: list[str] = ()) -> Analysis:
     """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one; with
-    ``named`` (it names patients), whether it asks yes or no of them."""
+    ``names`` (the patients it names), whether it asks yes or no of them."""
+    named = bool(names)
     text = unicodedata.normalize("NFKC", question)
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
@@ -697,8 +715,53 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], named: b
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
-                    declared=frozenset(i for i, place in enumerate(places)
-                                       if place is not None and _DECLARING.search(text[:place[0]])))
+                    declared=(declared := frozenset(i for i, place in enumerate(places)
+                                                    if place is not None and _DECLARING.search(text[:place[0]]))),
+                    aside=_aside(text, concepts, places, declared, names))
+
+
+#: Words of a sentence that point to what was said before it.
+_POINTING = re.compile(r"\b(?:it|its|this)\b", re.IGNORECASE)
+#: Words of a sentence in which the writer speaks of themselves ("I'm covering for a colleague today").
+_WRITER = re.compile(r"(?<![\w/-])[Ii](?![\w/.-])|\b(?i:me|my|we|our)\b")
+#: Where a sentence ends: the mark and the space after it — not a title's, an initial's or an abbreviation's period
+#: ("Dr. Patel", "y. enterocolitica", "vs. LEEP"), nor a colon (a title's "Serovar specific immunity to Neisseria
+#: gonorrhoeae: does it exist?" asks of its topic).
+_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
+                           r"(?<!\b\w)[.!?]+\s+", re.IGNORECASE)
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``text`` begins and ends."""
+    starts = [0] + [end.end() for end in _SENTENCE_END.finditer(text) if end.end() < len(text)]
+    return list(zip(starts, starts[1:] + [len(text)]))
+
+
+def asking_sentence(text: str) -> tuple[int, int]:
+    """Where the sentence of ``text`` that asks begins and ends: the last holding a question mark, else the last."""
+    sentences = _sentences(text)
+    return next((span for span in reversed(sentences) if "?" in text[span[0]:span[1]]), sentences[-1])
+
+
+def _aside(text: str, concepts: list[Concept], places: list[tuple[int, int] | None], declared: frozenset[int],
+           names: list[str] = ()) -> frozenset[int]:
+    """The concepts of ``text`` the writer says of themselves around the sentence that asks (the last holding a question
+    mark, else the last), in a sentence that asks nothing — when the asking sentence names a thing (no context,
+    :func:`is_context`) or a patient (``names``) of its own and points to nothing said before it ("Shingles. Is *it*
+    contagious?") — but those the writer declares (:attr:`Analysis.declared`): "I'm covering for a colleague today."
+    before a question says whose question it is, not what it asks; a title's "Metered-dose inhalers." before "Do health
+    care providers know what to teach?" says what it asks of."""
+    asking = asking_sentence(text)
+    said = text[asking[0]:asking[1]]
+    inside = [place is not None and asking[0] <= place[0] < asking[1] for place in places]
+    own = any(within and not is_context(concept) for within, concept in zip(inside, concepts)) or any(
+        name.casefold() in said.casefold() for name in names)
+    if not own or _POINTING.search(said):
+        return frozenset()
+    personal = [(start, end) for start, end in _sentences(text)
+                if (start, end) != asking and "?" not in text[start:end] and _WRITER.search(text[start:end])]
+    return frozenset(i for i, place in enumerate(places) if place is not None and i not in declared
+                     and any(start <= place[0] < end for start, end in personal))
 
 
 #: What may stand between the concepts of one list, over which a question's negation reaches ("no diabetes or
@@ -916,7 +979,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     normal = unicodedata.normalize("NFKC", question)
     concepts = _once(_specified(normal, _spanned(normal, concepts)))
     terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
-    return _analysis(question, _grouped(terms, concepts), concepts, bool(names))
+    return _analysis(question, _grouped(terms, concepts), concepts, list(names))
 
 
 def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
@@ -1133,8 +1196,9 @@ def names_kind(concept: Concept) -> bool:
 
 
 def focal(analysis: Analysis) -> list[Concept]:
-    """What a question is about: its concepts but its context (:func:`is_context`)."""
-    return [concept for concept in analysis.concepts if not is_context(concept)]
+    """What a question is about: its concepts but its context (:func:`is_context`) and what is said aside
+    (:attr:`Analysis.aside`)."""
+    return [concept for i, concept in enumerate(analysis.concepts) if not is_context(concept) and i not in analysis.aside]
 
 
 def mentions(text: str, concepts: list[Concept]) -> bool:
@@ -1734,9 +1798,11 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
 def asked(analysis: Analysis) -> list[list[int]]:
     """The things a question asks about, each the concepts (their places in ``analysis.concepts``) one of which is
     enough — "lupus or psoriasis" is one thing — without its context (:func:`is_context`; every concept, when it
-    names nothing else)."""
+    names nothing else) and what is said aside (:attr:`Analysis.aside`)."""
     groups: list[list[int]] = []
     for i, concept in enumerate(analysis.concepts):
+        if analysis.aside and i in analysis.aside:
+            continue
         if concept.either and groups:
             groups[-1].append(i)
         else:

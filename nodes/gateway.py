@@ -51,8 +51,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, otherwise,
-                            spelled_out, tells, things_asked, touches, weighed, weighing, written_out)
+from nodes.concepts import (Analysis, affirms, analyse, asked, asking_sentence, focal, grounding, mentions, names_kind, otherwise,
+                            spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
@@ -387,8 +387,10 @@ class Gateway(NodeService):
         loop = asyncio.get_running_loop()
 
         def focus(text: str, filters: Filters, analysis: Analysis) -> str | None:
+            start, end = asking_sentence(text) if analysis.aside else (0, len(text))  # not what is said around it
             asked = [concept.text for concept in analysis.concepts]
-            rest = nameless(text, spoken_names(filters, asked)) if _asks_a_thing(text, analysis) else text
+            rest = text[start:end].strip()
+            rest = nameless(rest, spoken_names(filters, asked)) if _asks_a_thing(text, analysis) else rest
             return spelled_out(rest) if rest != text and any(c.isalnum() for c in rest) else None  # asked but the names
 
         async def embedded(text: str | None):
@@ -441,8 +443,12 @@ def _asks_a_thing(question: str, analysis: Analysis) -> bool:
 def _read(question: str) -> str:
     """What the gateway reads of ``question`` — embeds, parses and counts: its first :data:`MAX_ANALYZED_CHARS`, without
     the writer's signature (:func:`nodes.names.unsigned`), with clinicians' shorthand in words
-    (:func:`nodes.concepts.written_out`)."""
-    return written_out(unsigned(question[:MAX_ANALYZED_CHARS]))
+    (:func:`nodes.concepts.written_out`), its runs of spaces one ("Nancy  Levy" is a name), and read in lower case if
+    written all in capitals (:func:`nodes.concepts.unshouted`: before the signature is found, which capitals tell)."""
+    return written_out(unsigned(unshouted(_SPACES.sub(" ", question[:MAX_ANALYZED_CHARS]).strip())))
+
+
+_SPACES = re.compile(r"[ \t\u00a0]+")
 
 
 def of_patients(hits: list[Hit]) -> bool:

@@ -1339,6 +1339,57 @@ async def test_a_contracted_question_is_answered_as_the_one_spelled_out(demo_fed
     assert contracted.answer == spelled.answer and contracted.answer_info.status == "successful", contracted.answer
 
 
+def test_what_the_writer_says_of_themselves_around_a_question_is_not_what_it_asks():
+    """"I'm covering for a colleague today. Which patients have gout?" was refused: no record mentions covering or
+    colleague, and an answer naming patients must hold for all that is asked."""
+    from nodes.concepts import written_out
+
+    def aside(question: str) -> list[str]:
+        analysis = analyse(written_out(question))
+        return [analysis.concepts[i].text for i in sorted(analysis.aside)]
+
+    covering = analyse(written_out("I'm covering for a colleague today. Which patients have gout?"))
+    assert [c.text for c in covering.concepts] == ["covering", "colleague", "gout"]
+    assert [c.text for c in focal(covering)] == ["gout"]
+    assert grounding(covering, CollectionStats(docs=9, concepts=[0, 0, 4]), naming=True) == ([], False)
+    assert grounding(covering, CollectionStats(docs=9, concepts=[0, 0, 0]), naming=True) == (["gout"], True)
+    assert aside("I was told I have a hiatal hernia. What foods should I avoid?") == ["told"], "what they have is asked"
+    assert aside("Shingles. How long is the rash contagious?") == [], "a topic before the question is what it asks of"
+    assert aside("I think my son has shingles. Is it contagious?") == [], "what it points back to is asked"
+    assert aside("I work nights. What are the treatments?") == [], "a question naming nothing asks of what was said"
+    assert aside("Metered-dose inhalers. Do health care providers know what to teach?") == []
+
+
+def test_a_question_in_capitals_or_spaced_out_is_read_as_one_written_plainly():
+    from nodes.concepts import unshouted
+    from nodes.gateway import _read
+
+    assert unshouted("WHICH PATIENTS WITH HTN UNDERWENT A LAPAROSCOPIC CHOLECYSTECTOMY?") == \
+        "Which patients with HTN underwent a laparoscopic cholecystectomy?", "an abbreviation asked with stays"
+    assert unshouted("Which patients had an MRI?") == "Which patients had an MRI?"
+    assert _read("MY HUSBAND HAS GOUT, WHAT CAN HE EAT") == "My husband has gout, what can he eat", \
+        "not a signature: capitals tell none in a question all in capitals"
+    assert _read("  Summarize the care  Nancy  Levy\treceived ") == "Summarize the care Nancy Levy received"
+
+
+async def test_a_question_said_otherwise_is_answered_as_the_plain_one(demo_federation, nc):
+    """Asked in capitals, with a word about the writer before it, or spaced out, the demo's questions were refused
+    (in capitals, as names and abbreviations no record writes; "covering" and "colleague" as things no record
+    mentions; "care  Nancy  Levy" as a thing, not a name)."""
+    for plain, said in [("Which patients underwent elective total knee arthroplasty?",
+                         "WHICH PATIENTS UNDERWENT ELECTIVE TOTAL KNEE ARTHROPLASTY?"),
+                        ("Which patients were treated for urosepsis?",
+                         "I'm covering for a colleague today. Which patients were treated for urosepsis?"),
+                        ("What medications is Samantha Garcia taking?",
+                         "I'm covering for a colleague today. What medications is Samantha Garcia taking?"),
+                        ("Summarize the care Nancy Levy received at Hospital A and Hospital C.",
+                         "Summarize the care  Nancy  Levy received at Hospital A and Hospital C.")]:
+        first = await ask(nc, AskRequest(question=plain, summarize="extractive"))
+        second = await ask(nc, AskRequest(question=said, summarize="extractive"))
+        assert first.answer_info.status == second.answer_info.status == "successful", (said, second.answer)
+        assert second.absent == [] and len({h.id for h in first.hits[:5]} & {h.id for h in second.hits[:5]}) >= 3, said
+
+
 async def test_a_brand_name_is_answered_from_the_records_of_its_drug(demo_federation, nc):
     answer = await ask(nc, AskRequest(question="Is Justin Ramirez on Eliquis?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and answer.patients == ["Justin Ramirez"], answer.answer
