@@ -333,10 +333,10 @@ _UNAPOSTROPHED = re.compile(r"\b(?:" + "|".join(sorted(UNAPOSTROPHED)) + r")\b",
 
 
 def written_out(question: str) -> str:
-    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) and contractions (:data:`CONTRACTED`) in words (an
-    all-capitals question in lower case first, :func:`unshouted`), where written in lower case or with a capital first
-    ("Pts w/ HTN" reads "Patients with HTN", "Whats" "What is"; "PT" in capitals is prothrombin time, and "IM"
-    intramuscular: they stay)."""
+    """``question`` with clinicians' shorthand (:data:`SHORTHAND`) and contractions (:data:`CONTRACTED`) in words, where
+    written in lower case or with a capital first ("Pts w/ HTN" reads "Patients with HTN", "Whats" "What is"; "PT" in
+    capitals is prothrombin time, and "IM" intramuscular: they stay). A question all in capitals is read in lower case
+    before (:func:`unshouted`)."""
     def cased(short: str, long: str) -> str:
         return long[:1].upper() + long[1:] if short[:1].isupper() else long
 
@@ -360,7 +360,7 @@ def written_out(question: str) -> str:
         said = match.group(0)
         return cased(said, UNAPOSTROPHED[said.lower()]) if said in (said.lower(), said.capitalize()) else said
 
-    spelled = _NOT.sub(negated, _PRONOUN.sub(pronoun, unshouted(question)))
+    spelled = _NOT.sub(negated, _PRONOUN.sub(pronoun, question))
     return _SHORTHAND.sub(word, _UNAPOSTROPHED.sub(unapostrophed, spelled))
 
 
@@ -737,9 +737,10 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return list(zip(starts, starts[1:] + [len(text)]))
 
 
-def asking_sentence(text: str) -> tuple[int, int]:
-    """Where the sentence of ``text`` that asks begins and ends: the last holding a question mark, else the last."""
-    sentences = _sentences(text)
+def asking_sentence(text: str, sentences: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """Where the sentence of ``text`` that asks begins and ends: the last holding a question mark, else the last (of
+    its ``sentences``, when they are cut already)."""
+    sentences = sentences or _sentences(text)
     return next((span for span in reversed(sentences) if "?" in text[span[0]:span[1]]), sentences[-1])
 
 
@@ -751,14 +752,15 @@ def _aside(text: str, concepts: list[Concept], places: list[tuple[int, int] | No
     contagious?") — but those the writer declares (:attr:`Analysis.declared`): "I'm covering for a colleague today."
     before a question says whose question it is, not what it asks; a title's "Metered-dose inhalers." before "Do health
     care providers know what to teach?" says what it asks of."""
-    asking = asking_sentence(text)
+    sentences = _sentences(text)
+    asking = asking_sentence(text, sentences)
     said = text[asking[0]:asking[1]]
     inside = [place is not None and asking[0] <= place[0] < asking[1] for place in places]
     own = any(within and not is_context(concept) for within, concept in zip(inside, concepts)) or any(
         name.casefold() in said.casefold() for name in names)
     if not own or _POINTING.search(said):
         return frozenset()
-    personal = [(start, end) for start, end in _sentences(text)
+    personal = [(start, end) for start, end in sentences
                 if (start, end) != asking and "?" not in text[start:end] and _WRITER.search(text[start:end])]
     return frozenset(i for i, place in enumerate(places) if place is not None and i not in declared
                      and any(start <= place[0] < end for start, end in personal))
