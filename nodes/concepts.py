@@ -120,6 +120,78 @@ _WHEN = re.compile(r"(?:(?:last|past|next|previous|this|every|each|few|several|m
                    + "|".join(sorted(NUMBER_WORDS)) + r")\s+)+(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|"
                    r"minutes?|decades?|mornings?|evenings?)\b(?:\s+ago\b)?|\b(?:yesterday|today|tonight)\b",
                    re.IGNORECASE)
+#: What a yes-or-no question says of its subject: with "is" or "are" an adjective ("Is lupus *fatal*?", "Are statins
+#: *hepatotoxic*?", "Is aspirin *effective* for migraine?"), with "does" or "can" what it does ("Does green tea *lower*
+#: blood pressure?", "Will exercise *lower* my cholesterol?") — right after the subject's words, an adjective where the
+#: sentence ends or goes on ("for", "and", "to" …). It is what the question asks of the thing, not part of its name: a
+#: parser chunks "halofantrine ototoxic" or "tea lower blood pressure" as one phrase, which no text on the thing writes,
+#: so it ends the concept before it and makes none (:func:`_masked`), as the parser leaves "contagious" out of "Is
+#: shingles contagious?". An adjective is told by its ending or is one of :data:`PREDICATES`, nouns with such endings
+#: (:data:`_NOT_PREDICATES`: "clinic", "antibiotic", "laxative", "ovary") aside; what a thing does is one of
+#: :data:`EFFECTS` (the verbs :data:`ASKING` holds — "cause", "prevent", "help" — end a concept already; not those that
+#: name a thing as often after a noun: "nerve block", "liver damage", "migraine trigger").
+_WHETHER = re.compile(r"(?:^|(?<=[.?!;:]))\s*(?:(is|are|was|were)|do|does|did|can|could|will|would|may|might)\s+"
+                      r"(?!(?:there|it|this|that|these|those|i|you|we|they|he|she)\b)([^.?!;:]*)", re.IGNORECASE)
+_PREDICATE_ENDING = re.compile(r"[^\W\d_]{3,}(?:ic|ive|ous|ful|able|ible|ary|ory|ial|ior)")
+PREDICATES = frozenset("""
+safe unsafe worth aware able unable fatal lethal deadly benign malignant autoimmune terminal similar likely unlikely
+true real relevant significant resistant pregnant dominant absent different equivalent sufficient insufficient
+efficient dependent independent prevalent persistent consistent urgent permanent frequent evident good bad better
+worse best worst okay ok fine possible impossible healthy unhealthy sick ill rare reliable accurate adequate
+appropriate feasible necessary enough
+""".split())
+_NOT_PREDICATES = frozenset("""
+clinic trial antibiotic diuretic narcotic anesthetic anaesthetic antiseptic mechanic arsenic epidemic pandemic
+laxative sedative preservative contraceptive relative detective secretary pituitary summary memory territory
+laboratory category factory capillary ovary boundary infirmary dispensary commentary directory accessory inventory
+dictionary anniversary
+""".split())
+EFFECTS = frozenset("""
+lower raise increase decrease reduce worsen improve affect relieve interact protect boost shrink ease weaken
+strengthen induce inhibit suppress elevate alter predict influence impair enhance promote aggravate exacerbate
+interfere kill fight dissolve correlate hurt lessen alleviate shorten lengthen
+""".split())
+#: A word of the predicate's: letters joined by hyphens ("cost-effective").
+_PREDICATE_WORD = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
+
+
+def _predicative(word: str) -> bool:
+    """Whether ``word`` is shaped like an adjective a question says of its subject (:data:`_WHETHER`)."""
+    last = re.split(r"[-\u2010\u2011]", word.casefold())[-1]
+    return (last in PREDICATES or bool(_PREDICATE_ENDING.fullmatch(last))) and last not in _NOT_PREDICATES
+
+
+def _predicates(text: str, names: list[str] = ()) -> list[tuple[int, int]]:
+    """Where ``text``'s yes-or-no questions say what their subjects are or do (:data:`_WHETHER`): in each, the first
+    adjective (after a copula) or verb of :data:`EFFECTS` right after a noun of the subject, an adjective where the
+    sentence ends or goes on. The subject is read up to "a" or "an" (what it is said to be: "Is amoxapine an atypical
+    antipsychotic?") or a word between concepts but "of", "and" and "or" ("Is adjustment for reporting heterogeneity
+    necessary …" is left as the parser reads it); a word after an adjective or an adverb is a noun's or goes with it
+    ("Is acute fibrinous and organizing pneumonia …", "… physically able …"). A patient's name (of ``names``) is no
+    such subject: "Is Maria Gonzalez diabetic?" asks whether she has diabetes."""
+    named = {word.casefold() for name in names for word in name.split()}
+    found = []
+    for sentence in _WHETHER.finditer(text):
+        copula = sentence.group(1) is not None
+        words = list(_PREDICATE_WORD.finditer(text, sentence.start(2), sentence.end(2)))
+        for before, word, after in zip(words, words[1:], [*words[2:], None]):
+            previous, this = before.group(0).casefold(), word.group(0).casefold()
+            if this in ("a", "an") or (this in BETWEEN and this not in ("of", "and", "or")):
+                break
+            if not (text[before.end():word.start()].isspace() and previous not in lexical.STOP_WORDS
+                    and previous not in BETWEEN and previous not in ASKING and previous not in QUALIFIERS
+                    and previous not in named and not previous.endswith("ly") and not _predicative(previous)):
+                continue
+            if copula and _predicative(this) and (after is None or after.group(0).casefold() in BETWEEN
+                                                  or after.group(0).casefold() in lexical.STOP_WORDS):
+                found.append(word.span())
+                break
+            if not copula and this in EFFECTS:
+                found.append(word.span())
+                break
+    return found
+
+
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
     ["stroke", "cerebrovascular accident"],
@@ -876,14 +948,18 @@ _SPECIFIER = re.compile(r"\b(type|stage|grade|class)\s+(\d|iv|v|i{1,3})([a-c]?)\
 _ARABIC = {roman: digits for digits, roman in lexical.ROMAN.items()}
 
 
-def _masked(text: str) -> str:
+def _masked(text: str, names: list[str] = ()) -> str:
     """``text`` with its specifiers (:data:`_SPECIFIER`) and comparisons (:data:`_COMPARISON`) out of the way, each
     written over by a comma and spaces (the same length: a phrase of the text is at the same place): they join a
-    concept once it is found. Its times (:data:`_WHEN`) are written over likewise, and join none."""
+    concept once it is found. Its times (:data:`_WHEN`) and what its yes-or-no questions say their subjects are or do
+    (:data:`_WHETHER`, of a subject not among the patients in ``names``) are written over likewise, and join none."""
     def blank(match: re.Match) -> str:
         return "," + " " * (len(match.group(0)) - 1)
 
-    return _WHEN.sub(blank, _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text)))
+    masked = _WHEN.sub(blank, _COMPARISON.sub(blank, _SPECIFIER.sub(blank, text)))
+    for start, end in _predicates(masked, names):
+        masked = masked[:start] + "," + " " * (end - start - 1) + masked[end:]
+    return masked
 
 
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
@@ -919,18 +995,50 @@ def _beside(question: str, placed: list[tuple[int, int] | None], start: int, end
 def _specified(question: str, concepts: list[Concept]) -> list[Concept]:
     """``concepts``, each standing right before or after a specifier in ``question`` ("chronic kidney disease stage
     4", "type 1 diabetes") written with it, and each of its alternatives ending in the specifier's word and number
-    (in digits: :func:`nodes.data.lexical.specifier`)."""
+    (in digits: :func:`nodes.data.lexical.specifier`). A specifier joined by "and" or "or" to another of the same word
+    before a concept ("type 1 or type 2 diabetes") specifies the concept too, as one more concept written before it:
+    "Which patients have type 1 or type 2 diabetes?" asks for either, not for type 2 alone."""
     placed = [_place(question, concept) for concept in concepts]
-    for specifier in _SPECIFIER.finditer(question):
+    specifiers = list(_SPECIFIER.finditer(question))
+    # (where the concept both specify stands, the specifier it is not beside, whether that one is written after it,
+    # "or" joined them)
+    shared = []
+    for first, second in zip(specifiers, specifiers[1:]):
+        between = question[first.end():second.start()].split()
+        if len(between) != 1 or between[0].casefold() not in ("and", "or", "&") \
+                or first.group(1).casefold() != second.group(1).casefold():
+            continue
+        either = between[0].casefold() == "or"
+        if not any(_beside(question, placed, first.start(), first.end())) \
+                and (after := _beside(question, placed, second.start(), second.end())[1]):
+            shared.append((after[0], first, False, either))  # "type 1 or type 2 diabetes"
+        elif not any(_beside(question, placed, second.start(), second.end())) \
+                and (before := _beside(question, placed, first.start(), first.end())[0]):
+            shared.append((before[0], second, True, either))  # "CKD stage 3 or stage 4"
+    originals = list(concepts)
+    for specifier in specifiers:
         before, after = _beside(question, placed, specifier.start(), specifier.end())
         for n in (before or after)[:1]:
-            number = specifier.group(2).casefold()
-            written = (specifier.group(1).casefold(), _ARABIC.get(number, number) + specifier.group(3).casefold())
-            said = specifier.group(0)
-            concepts[n] = replace(concepts[n], text=f"{concepts[n].text} {said}" if before else f"{said} {concepts[n].text}",
-                                  alternatives=tuple(dict.fromkeys(option[:MAX_OPTION_TERMS - 2] + written
-                                                                   for option in concepts[n].alternatives)))
+            concepts[n] = _with_specifier(concepts[n], specifier, before=bool(before))
+    for n, specifier, later, either in sorted(shared, key=lambda entry: entry[0], reverse=True):
+        also = _with_specifier(originals[n], specifier, before=later)
+        if later:  # written after the concept, so after it, offered as the question offers it
+            concepts.insert(n + 1, replace(also, either=either))
+        else:  # written before it: the concept is offered as the question offers it after this one
+            concepts[n] = replace(concepts[n], either=either)
+            concepts.insert(n, also)
     return concepts
+
+
+def _with_specifier(concept: Concept, specifier: re.Match, before: bool = False) -> Concept:
+    """``concept`` written with ``specifier`` (after it, ``before``: "CKD stage 4"; else before it: "type 1 diabetes"),
+    each of its alternatives ending in the specifier's word and number in digits."""
+    number = specifier.group(2).casefold()
+    written = (specifier.group(1).casefold(), _ARABIC.get(number, number) + specifier.group(3).casefold())
+    said = specifier.group(0)
+    return replace(concept, text=f"{concept.text} {said}" if before else f"{said} {concept.text}",
+                   alternatives=tuple(dict.fromkeys(option[:MAX_OPTION_TERMS - 2] + written
+                                                    for option in concept.alternatives)))
 
 
 #: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath") or asks
@@ -968,7 +1076,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     spelled out: :func:`spelled_out`). With ``phrases`` (the question's noun phrases, when a parser found them)
     concepts are sought in those only, so a verb never joins one ("What do migraine headaches feel like?" names
     *headaches*, not *headaches feel like*)."""
-    masked = _masked(question)
+    masked = _masked(question, names)
     if phrases is None:
         concepts = _scanned(masked, names)
     else:

@@ -1,4 +1,5 @@
-"""The demo federation in the tests: its ten units all answering, and its leaf stores reused by other specs.
+"""The demo federation in the tests: its ten units all answering, and its leaf stores reused by other specs; and
+a federation of a few reference texts.
 
 The demo federation itself is a fixture (``demo_federation``, ``secure_federation`` and ``secure`` in
 ``tests/conftest.py``); these are what tests do with it the same way.
@@ -6,8 +7,12 @@ The demo federation itself is a fixture (``demo_federation``, ``secure_federatio
 
 from __future__ import annotations
 
+import contextlib
+import json
+
 from bus.client import ask
 from bus.asking import AskRequest
+from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
 
 #: The demo federation's units (leaves).
@@ -34,3 +39,19 @@ def reuse_demo_stores(spec: FederationSpec, demo_dir) -> None:
             target = spec.leaf_folder(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.symlink_to(demo_dir / "state" / "leaves" / f"{data.parent.name}.{data.stem}")
+
+
+@contextlib.asynccontextmanager
+async def reference_texts(texts: list[str], folder, url: str, embedder):
+    """A running federation of one organization whose one leaf holds ``texts`` (ids ``t0``, ``t1`` …), about no
+    patient, as a publisher's answers are; stopped on leaving."""
+    (folder / "ref.jsonl").write_text("".join(json.dumps({"id": f"t{i}", "text": text}) + "\n"
+                                              for i, text in enumerate(texts)))
+    (folder / "fed.toml").write_text('[federation]\nstate_dir = "state"\n[orgs.nih.units.texts]\ndata = "ref.jsonl"\n')
+    federation = Federation(FederationSpec.load(folder / "fed.toml"), url, processes=False, verbose=False,
+                            embedder_factory=lambda: embedder)
+    await federation.start()
+    try:
+        yield federation
+    finally:
+        await federation.stop()

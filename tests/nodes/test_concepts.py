@@ -7,9 +7,10 @@ import pytest
 from bus.client import ask
 from bus.messages import MAX_OPTION_TERMS, CollectionStats, Hit
 from bus.asking import AskRequest
-from nodes.concepts import analyse, focal, grounding, mentions, tells
+from nodes.concepts import analyse, asked, focal, grounding, mentions, tells
 from nodes.spelling import respelled
 from summarizer.answer import is_insufficient
+from tests.helpers.federations import reference_texts
 
 #: Conditions no demo record mentions (each checked against the corpus below); the last two ask for patients with
 #: a condition the demo holds and a drug or procedure it does not.
@@ -48,7 +49,7 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     phrases = ["what", "chen's blood pressure"]  # how the parser cuts a name written without capitals
     assert [c.text for c in analyse("what is rajesh chen's blood pressure?", ["Rajesh Chen"], phrases).concepts] == \
         ["blood pressure"], "a patient's possessive is whose, wherever the parser cut the name"
-    assert concepts("Is Cephalexin 500mg safe?") == ["Cephalexin 500mg safe"]
+    assert concepts("Is Cephalexin 500mg safe?") == ["Cephalexin 500mg"], "what the question asks of it is no part of it"
     assert [c.alternatives[0] for c in analyse("Cephalexin 500mg").concepts] == [("cephalexin",)], "a dose is not the drug"
     assert concepts("what is the?") == [] and analyse("what is the?").terms == []
     assert concepts("How often is long QT syndrome inherited?") == ["long QT syndrome"], "how often asks"
@@ -156,6 +157,60 @@ def test_when_something_happened_ends_a_concept_and_makes_none():
                                ("Which patients had a 24-hour urine collection?", ["24-hour urine collection"]),
                                ("Which patients have stage 4 CKD?", ["stage 4 CKD"])]:
         assert concepts(question) == expected, question
+
+
+def test_what_a_yes_or_no_question_says_its_subject_is_ends_the_subject_and_makes_no_concept():
+    """"Is halofantrine ototoxic?" was refused, "no record searched mentions halofantrine ototoxic", over the abstract
+    on halofantrine's effects on hearing (PubMedQA): the parser chunks subject and predicate as one noun phrase, and
+    the scanner joins "lupus fatal" when the parser finds none. What the question asks of the thing is not its name."""
+    for question, parsed, expected in [
+            ("Is halofantrine ototoxic?", ["halofantrine ototoxic"], ["halofantrine"]),
+            ("Is lupus fatal?", [], ["lupus"]),
+            ("Is vitiligo autoimmune?", ["autoimmune"], ["vitiligo"]),  # the subject was lost to its predicate
+            ("Are statins hepatotoxic?", ["statins hepatotoxic"], ["statins"]),
+            ("Is etoricoxib effective in preventing heterotopic ossification?",
+             ["etoricoxib effective", "heterotopic ossification"], ["etoricoxib", "heterotopic ossification"]),
+            ("Are financial incentives cost-effective to support smoking cessation?",
+             ["financial incentives cost", "smoking cessation"], ["financial incentives", "smoking cessation"]),
+            ("My scalp itches. Is psoriasis contagious?", ["My scalp", "psoriasis contagious"], ["scalp", "psoriasis"]),
+            # what the thing does, after "does" or "can"
+            ("Does green tea lower blood pressure?", ["tea lower blood pressure"], ["tea", "blood pressure"]),
+            ("Will exercise lower my cholesterol?", ["my cholesterol"], ["exercise", "cholesterol"]),
+            ("Does oral α-galactosidase relieve irritable bowel symptoms?",
+             ["oral α-galactosidase relieve irritable bowel symptoms"], ["oral α-galactosidase", "irritable bowel"])]:
+        assert [c.text for c in analyse(question, (), parsed).concepts] == expected, question
+    assert concepts("Is Maria Gonzalez pregnant?", ["Maria Gonzalez"]) == ["pregnant"], "a patient is no such subject"
+    halofantrine = analyse("Is halofantrine ototoxic?", (), ["halofantrine ototoxic"])
+    assert grounding(halofantrine, CollectionStats(docs=3, concepts=[1])) == ([], False)
+    # what a question names that only looks like a predicate stays whole: a noun with an adjective's ending, an
+    # adjective before its noun, what the subject is said to be, a copula that asks whether there is one, a verb's
+    # word that opens the subject or names a thing after a noun
+    for question, expected in [("Is my asthma clinic in town?", ["asthma clinic", "town"]),
+                               ("Is acute fibrinous and organizing pneumonia rare?",
+                                ["acute fibrinous", "organizing pneumonia"]),
+                               ("Is amoxapine an atypical antipsychotic?", ["amoxapine", "atypical antipsychotic"]),
+                               ("Is there a hereditary form of gout?", ["hereditary form", "gout"]),
+                               ("Which patients are allergic to penicillin?", ["allergic", "penicillin"]),
+                               ("Can lower back pain cause numbness?", ["lower back pain", "numbness"]),
+                               ("Does liver damage cause jaundice?", ["liver damage", "jaundice"])]:
+        assert concepts(question) == expected, question
+
+
+async def test_a_yes_or_no_question_is_answered_from_texts_on_its_subject_that_never_use_its_predicate(
+        nats_server, embedder, nc, tmp_path):
+    """Reference texts on halofantrine's effect on hearing that never write "ototoxic", and on green tea and blood
+    pressure that never write "lower": both questions were refused as asking of "halofantrine ototoxic" and "tea lower
+    blood pressure". A subject no text names is still refused."""
+    texts = ["Halofantrine is an antimalarial drug. Guinea pigs given halofantrine lost inner hair cells of the cochlea.",
+             "Drinking green tea every day was followed by a small fall in blood pressure in adults with hypertension.",
+             "Gout is treated with colchicine and, to lower uric acid, allopurinol."]
+    async with reference_texts(texts, tmp_path, nats_server.url, embedder):
+        for question, best in [("Is halofantrine ototoxic?", "t0"), ("Does green tea lower blood pressure?", "t1")]:
+            answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+            assert not answer.closest and answer.absent == [], (question, answer.absent)
+            assert answer.answer_info.status == "successful" and answer.hits[0].id == best, (question, answer.answer)
+        melatonin = await ask(nc, AskRequest(question="Is melatonin addictive?", summarize="extractive"))
+        assert melatonin.closest and melatonin.absent == ["melatonin"] and is_insufficient(melatonin.answer)
 
 
 def test_who_a_writer_asks_for_is_not_said_to_be_absent():
@@ -1511,6 +1566,24 @@ def test_a_letter_says_which_of_a_thing_is_meant():
     assert mentions("Hepatitis B surface antigen positive.", b) and mentions("Chronic HBV infection.", b)
     assert not mentions("Notable for hepatitis C; hyperlipidemia.", b)
     assert not mentions("Hepatitis C in 2019. Vitamin B12 low.", b), "the letter apart"
+def test_two_types_or_stages_of_one_thing_are_each_asked():
+    """"Which patients have type 1 or type 2 diabetes?" asked of type 2 alone — the first specifier stood beside no
+    concept — so a patient with type 1 was no answer, and "the difference between type 1 and type 2 diabetes" asked of
+    type 2 only."""
+    either = analyse("Which patients have type 1 or type 2 diabetes?")
+    assert [c.text for c in either.concepts] == ["type 1 diabetes", "type 2 diabetes"]
+    assert asked(either) == [[0, 1]], "one of them is enough"
+    assert mentions("Type 1 diabetes since childhood.", either.concepts)
+    assert grounding(either, CollectionStats(docs=9, concepts=[4, 0]), naming=True) == (["type 2 diabetes"], False), \
+        "answered from type 1, saying no record mentions type 2"
+    assert concepts("What is the difference between type 1 and type 2 diabetes?") == \
+        ["difference", "type 1 diabetes", "type 2 diabetes"]
+    assert asked(analyse("Which patients have type 1 and type 2 diabetes?"))[-2:] == [[0], [1]], "both"
+    assert concepts("Which patients have CKD stage 3 or stage 4?") == ["CKD stage 3", "CKD stage 4"]
+    assert concepts("Which patients have CKD stage 4 or diabetes type 2?") == ["CKD stage 4", "diabetes type 2"], \
+        "a specifier beside its own concept is not shared"
+
+
     every = analyse("Which patients have hepatitis?").concepts
     assert mentions("Notable for hepatitis C.", every) and mentions("Hepatitis B carrier.", every), "no letter: any"
     vitamin_d = analyse("Which patients take vitamin D?").concepts

@@ -18,7 +18,7 @@ from bus.asking import AskRequest
 from nodes.names import _spacy_model, applied_filter, candidate_names, detect_names, name_filters, nameless
 from nodes.run.federation import Federation
 from nodes.run.spec import FederationSpec
-from tests.helpers.federations import everyone_still_answers
+from tests.helpers.federations import everyone_still_answers, reference_texts
 
 
 @pytest.mark.parametrize("question, names", [
@@ -380,18 +380,10 @@ async def test_reference_texts_answer_a_question_naming_someone_they_cannot_be_a
     texts = ["Kidney stones often pass on their own; the outlook is good, though stones recur in half of people.",
              "Shock wave lithotripsy breaks kidney stones into pieces small enough to pass.",
              "Gout is treated with colchicine and, to lower uric acid, allopurinol."]
-    (tmp_path / "ref.jsonl").write_text("".join(json.dumps({"id": f"t{i}", "text": text}) + "\n"
-                                                for i, text in enumerate(texts)))
-    (tmp_path / "fed.toml").write_text('[federation]\nstate_dir = "state"\n[orgs.nih.units.texts]\ndata = "ref.jsonl"\n')
     question = "My husband, Mr. Zed Unknown, has kidney stones. What is the outlook?"
     assert name_filters(question, use_spacy=False).patients == ["Zed Unknown"], "a name the detector is sure of"
-    federation = Federation(FederationSpec.load(tmp_path / "fed.toml"), nats_server.url, processes=False, verbose=False,
-                            embedder_factory=lambda: embedder)
-    await federation.start()
-    try:
+    async with reference_texts(texts, tmp_path, nats_server.url, embedder):
         answer = await ask(nc, AskRequest(question=question))
         assert answer.patients == [] and not answer.filtered and not answer.closest
         assert answer.hits and answer.hits[0].id == "t0"
         assert "no records of" not in (answer.answer or "").casefold()
-    finally:
-        await federation.stop()
