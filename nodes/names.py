@@ -588,9 +588,12 @@ def held_nowhere(question: str, filters: Filters, stats: CollectionStats | None)
 def applied_filter(filters: Filters, known: list[str]) -> list[str]:
     """The patient filter a federation applies, given which of the query's names some leaf knows.
 
-    The known names if any; otherwise the confident names (which then find nothing); otherwise none.
+    The known names if any (as the records write them); otherwise the confident names (which then find nothing), a
+    name the question wrote in lower case — or in capitals, read in lower case (:func:`nodes.concepts.unshouted`) —
+    with capitals where names have them: "WHAT IS MARIA GONZALEZ'S A1C?" has no records of Maria Gonzalez; otherwise
+    none.
     """
-    return list(known) if known else list(filters.patients)
+    return list(known) if known else [name.title() if name.islower() else name for name in filters.patients]
 
 
 def unnamed(text: str, patient: str | None) -> str:

@@ -79,6 +79,8 @@ def test_applied_filter_prefers_names_some_leaf_knows():
     assert applied_filter(wrong, ["Grace Okafor"]) == ["Grace Okafor"], "a confident name no leaf knows loses to a known one"
     confident = name_filters("What medications is patient Zed Unknown taking?", use_spacy=False)
     assert confident.patients == ["Zed Unknown"] and applied_filter(confident, []) == ["Zed Unknown"]
+    lowered = Filters(patients=["maria gonzalez"])  # as a question in capitals is read
+    assert applied_filter(lowered, []) == ["Maria Gonzalez"], "a name nobody holds is shown as names are written"
 
 
 def test_the_evaluation_script_finds_every_named_patient_of_the_demo_questions():
