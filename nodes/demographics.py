@@ -49,8 +49,8 @@ _YEARS_OLD = r"(?:\s*(?:years?|yrs?)[\s-]+(?:of\s+age|old)|\s*y/?o\b)"
 _UNITS = r"(?!\s*(?:%|percent|kg|lbs?|pounds|mg|mcg|g\b|ml|mmhg|bpm|days?|weeks?|months?|hours?|minutes?|times))"
 #: A bound beyond a number ("patients over 80": 81 and up) …
 _BEYOND = [
-    # patients over 80, women under 40, anyone older than 65
-    re.compile(rf"\b{_PEOPLE}\s+(?:aged?\s+)?(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+)?(?P<n>\d{{1,3}})\b{_UNITS}",
+    # patients over 80, women under 40, anyone older than 65, patients who are older than 70
+    re.compile(rf"\b{_PEOPLE}(?:\s+(?:are|is|were|was))?\s+(?:aged?\s+)?(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+)?(?P<n>\d{{1,3}})\b{_UNITS}",
                re.IGNORECASE),
     # over 80 years old, over the age of 80, aged over 80
     re.compile(rf"\b(?P<op>{_ABOVE}|{_BELOW})\s+(?:the\s+age\s+of\s+(?P<m>\d{{1,3}})|(?P<n>\d{{1,3}}){_YEARS_OLD})",

@@ -507,9 +507,15 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     absent = [g for g, group in enumerate(groups) if set(group) <= analysis.negated]
     said = {n: {g for g in absent if any(affirms(text, analysis, groups[g]) for text in texts)} for n, texts in judged.items()}
     telling = {n for n, things in told.items() if things} - _contradicted(told, said, dict(cited))
+    # the patients whose passages say all of it; when none's do, those saying part — a patient's best passage may
+    # leave the rest to passages that did not make the hits ("…had a hip fracture after a fall") — but where the
+    # question asks for both, each saying one is not the answer ("Any patients with both COPD and heart failure?")
+    whole = _of_whole(told, len(groups), dict(cited), telling)
+    if whole or (telling and not _BOTH.search(answer.question)):
+        return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other)
     if telling:
-        return Focus(passages=_of_whole(told, len(groups), dict(cited), telling) | withheld, weigh=weigh, told=True,
-                     other=other)
+        return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
+                     + " and ".join(_said(analysis, group) for group in groups) + " of one patient")
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
@@ -536,15 +542,18 @@ def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: di
     return {n for n in told if hits[n].patient in against}
 
 
+#: A question asking for two things of one patient together ("both warfarin and aspirin").
+_BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
+
+
 def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], telling: set[int]) -> set[int]:
     """Of the passages (1-based) ``telling`` some of the ``things`` a question asks about (``told``: which, by passage),
-    those of the patients whose passages between them tell each, when some patient's do: "Which patients had surgery on
-    their hip?" is answered by the patient whose records say both, not by every "Department: surgery"."""
+    those of the patients whose passages between them tell each: "Which patients had surgery on their hip?" is
+    answered by the patient whose records say both, not by every "Department: surgery"."""
     by_patient: dict[str | None, set[int]] = {}
     for n in telling:
         by_patient.setdefault(hits[n].patient, set()).update(told[n])
-    whole = {n for n in telling if len(by_patient[hits[n].patient]) == things}
-    return whole or telling
+    return {n for n in telling if len(by_patient[hits[n].patient]) == things}
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:

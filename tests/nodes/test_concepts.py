@@ -687,7 +687,7 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
     told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
     assert told == {1: {0}, 2: {1}, 3: {0}}
     assert _of_whole(told, len(groups), hits, {1, 2, 3}) == {2, 3}, "his records say both; hers only surgery"
-    assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits, {1, 2}) == {1, 2}, "nobody's say both: each says part"
+    assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits, {1, 2}) == set(), "nobody's say both: none whole"
 
 
 def test_a_patients_own_name_is_none_of_what_is_asked():
@@ -790,6 +790,17 @@ async def test_an_answer_about_two_things_names_the_patients_whose_records_say_b
     answer = await ask(nc, AskRequest(question="Which patients had surgery on their hip?", summarize="extractive"))
     assert answer.answer_info.status == "successful", answer.answer
     assert all("hip" in line.lower() for line in answer.answer.splitlines()), answer.answer
+
+
+async def test_two_things_no_one_patient_has_are_not_answered_with_patients_who_have_one(demo_federation, nc):
+    """"Are any patients on both warfarin and aspirin?" named nine patients on aspirin alone, and "Any patients with both
+    COPD and heart failure?" patients with COPD alone: where no patient's records say both, each saying one was quoted.
+    No demo record says both of either pair of one patient."""
+    for question in ["Are any patients on both warfarin and aspirin?", "Any patients with both COPD and heart failure?"]:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+        assert "of one patient" in answer.answer, answer.answer
+        assert answer.falls_short() == "not enough to answer the question", "its hits are shown as the closest records"
 
 
 async def test_a_hyphenated_drug_kind_is_answered_from_its_members(demo_federation, nc):
@@ -1553,6 +1564,24 @@ def test_a_type_or_stage_belongs_to_the_concept_it_stands_next_to_and_is_written
     type1 = analyse("Which patients have type 1 diabetes?").concepts
     assert mentions("Type 1 diabetes since childhood.", type1) and mentions("Type I diabetes.", type1)
     assert not mentions("Newly diagnosed type 2 diabetes; discharged after 1 day.", type1)
+
+
+def test_two_types_or_stages_of_one_thing_are_each_asked():
+    """"Which patients have type 1 or type 2 diabetes?" asked of type 2 alone — the first specifier stood beside no
+    concept — so a patient with type 1 was no answer, and "the difference between type 1 and type 2 diabetes" asked of
+    type 2 only."""
+    either = analyse("Which patients have type 1 or type 2 diabetes?")
+    assert [c.text for c in either.concepts] == ["type 1 diabetes", "type 2 diabetes"]
+    assert asked(either) == [[0, 1]], "one of them is enough"
+    assert mentions("Type 1 diabetes since childhood.", either.concepts)
+    assert grounding(either, CollectionStats(docs=9, concepts=[4, 0]), naming=True) == (["type 2 diabetes"], False), \
+        "answered from type 1, saying no record mentions type 2"
+    assert concepts("What is the difference between type 1 and type 2 diabetes?") == \
+        ["difference", "type 1 diabetes", "type 2 diabetes"]
+    assert asked(analyse("Which patients have type 1 and type 2 diabetes?"))[-2:] == [[0], [1]], "both"
+    assert concepts("Which patients have CKD stage 3 or stage 4?") == ["CKD stage 3", "CKD stage 4"]
+    assert concepts("Which patients have CKD stage 4 or diabetes type 2?") == ["CKD stage 4", "diabetes type 2"], \
+        "a specifier beside its own concept is not shared"
 
 
 def test_a_letter_says_which_of_a_thing_is_meant():

@@ -14,6 +14,8 @@ from nodes.demographics import Whom, asks_which, facts, kept, whom
     ("Which women have diabetes?", Whom(sex="female")),
     ("Which male patients take apixaban?", Whom(sex="male")),
     ("Which patients over 80 have heart failure?", Whom(low=81)),
+    ("Which patients are older than 70 with pneumonia?", Whom(low=71)),  # named 25- and 57-year-olds before
+    ("Who is under 40 and had a stroke?", Whom(high=39)),
     ("Which men under 40 had a stroke?", Whom(sex="male", high=39)),
     ("Which patients aged 65 or older take warfarin?", Whom(low=65)),
     ("Which patients 80 and over had a fall?", Whom(low=80)),
