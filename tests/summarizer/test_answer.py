@@ -218,5 +218,25 @@ def test_a_reference_text_answers_a_yes_or_no_question_with_what_decides_it(embe
     assert said == " ".join(kept), "every sentence near the best, in the record's order"
 
 
+def test_a_reference_text_says_each_sentence_once_and_asks_nothing(embedder):
+    """"Is type 2 diabetes curable?" was answered "Am I at Risk for Type 2 Diabetes? [10] … Am I at Risk for Type 2
+    Diabetes? [12]", nine times: each passage of a record opens with its title, and the title asked."""
+    title = "Am I at Risk for Type 2 Diabetes? Taking Steps to Lower Your Risk of Getting Diabetes: "
+    bodies = ["Type 2 diabetes can often be delayed or prevented with weight loss.",
+              "There is no cure for type 2 diabetes, but it can be managed with diet, exercise and medicines.",
+              "Many people with type 2 diabetes had family members with type 2 diabetes."]
+    hits = [Hit(id=f"niddk/22-2#{i}", org="niddk", path="niddk.u", score=0.6 - i / 100, text=title + body,
+                metadata={"title": title[:-2]}) for i, body in enumerate(bodies)]
+    question = "Is type 2 diabetes curable?"
+    answer = extractive_answer(embedder.embed_one(question), hits, embedder.embed, question=question)
+    assert check(answer, hits) == [], answer
+    assert "Am I at Risk for Type 2 Diabetes?" not in answer, answer
+    assert "There is no cure for type 2 diabetes" in answer, answer
+    overview = extractive_answer(embedder.embed_one("Type 2 diabetes risk"), hits, embedder.embed,
+                                 question="Type 2 diabetes risk")
+    said = strip(overview)
+    assert all(said.count(body) == 1 for body in bodies) and "?" not in said, said
+
+
 def strip(answer: str) -> str:
     return " ".join(re.sub(r" \[\d+\]", "", answer).split())
