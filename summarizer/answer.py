@@ -154,7 +154,8 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     hit when it mentions none: a record that names what is asked only in passing is not quoted from its start ("Is
     tinnitus curable?" is not answered by what a record on Whipple disease opens with). With ``decisive`` (each
     sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
-    similar, still in the record's order: what decides the question, not the record's background and methods."""
+    similar, still in the record's order: what decides the question, not the record's background and methods, nor a
+    question it asks itself. Each sentence is said once, from the first passage saying it."""
     best = record_key(hits[0])
     sources = sorted((n for n, hit in enumerate(hits, 1) if record_key(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
@@ -163,9 +164,10 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
         start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(1)
         sources = sources[start:]
     # each sentence once (a record's passages each open with its title: "Am I at Risk for Type 2 Diabetes?" was quoted
-    # nine times), and no question: it asks, it does not answer
+    # nine times), and, deciding a question, no question: it asks, it decides nothing
     said = [CitedSentence(text, n, None, 0.0) for n, text in _first_said(
-        (n, text) for n in sources for text in quotable(texts[n - 1], None) if not text.rstrip().endswith("?"))]
+        (n, text) for n in sources for text in quotable(texts[n - 1], None)
+        if decisive is None or not text.rstrip().endswith("?"))]
     if decisive is not None and said:
         similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
         least = similar.max() - DECISIVE
