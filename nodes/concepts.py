@@ -120,6 +120,10 @@ _WHEN = re.compile(r"(?:(?:last|past|next|previous|this|every|each|few|several|m
                    + "|".join(sorted(NUMBER_WORDS)) + r")\s+)+(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|"
                    r"minutes?|decades?|mornings?|evenings?)\b(?:\s+ago\b)?|\b(?:yesterday|today|tonight)\b",
                    re.IGNORECASE)
+#: What joins two words into one without spaces: a hyphen or a dash ("end-stage", "Charcot-Marie-Tooth").
+HYPHENS = frozenset("-\u2010\u2011\u2012\u2013")
+#: A hyphen or dash (:data:`HYPHENS`).
+_HYPHEN = re.compile(f"[{re.escape(''.join(sorted(HYPHENS)))}]")
 #: What a yes-or-no question says of its subject: with "is" or "are" an adjective ("Is lupus *fatal*?", "Are statins
 #: *hepatotoxic*?", "Is aspirin *effective* for migraine?"), with "does" or "can" what it does ("Does green tea *lower*
 #: blood pressure?", "Will exercise *lower* my cholesterol?") — right after the subject's words, an adjective where the
@@ -152,12 +156,12 @@ strengthen induce inhibit suppress elevate alter predict influence impair enhanc
 interfere kill fight dissolve correlate hurt lessen alleviate shorten lengthen
 """.split())
 #: A word of the predicate's: letters joined by hyphens ("cost-effective").
-_PREDICATE_WORD = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
+_PREDICATE_WORD = re.compile(rf"[^\W\d_]+(?:{_HYPHEN.pattern}[^\W\d_]+)*")
 
 
 def _predicative(word: str) -> bool:
     """Whether ``word`` is shaped like an adjective a question says of its subject (:data:`_WHETHER`)."""
-    last = re.split(r"[-\u2010\u2011]", word.casefold())[-1]
+    last = _HYPHEN.split(word.casefold())[-1]
     return (last in PREDICATES or bool(_PREDICATE_ENDING.fullmatch(last))) and last not in _NOT_PREDICATES
 
 
@@ -645,8 +649,6 @@ def members(kind: str | list[str]) -> list[str]:
 DERIVED = [("sis", "tic"), ("ia", "ic"), ("pathy", "pathic"), ("trophy", "trophic"), ("ergy", "ergic"),
            ("mission", "mitted"), ("ification", "ified"), ("ant", "ancy"), ("gery", "gical"), ("ma", "matic")]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-#: What joins two words into one without spaces: a hyphen or a dash ("end-stage", "Charcot-Marie-Tooth").
-HYPHENS = frozenset("-\u2010\u2011\u2012\u2013")
 
 
 def _derived(word: str) -> list[str]:
@@ -700,6 +702,8 @@ class Analysis:
     # have a hiatal hernia", "Question about Cephalexin"): what the question is about, whatever else it asks of it
     aside: frozenset[int] = frozenset()  # the concepts of sentences around the one that asks, which names things of its
     # own, but those declared: "I'm covering for a colleague today. Which patients have gout?" asks nothing of colleagues
+    together: bool = False  # it asks for its things of one patient together ("Any patients on *both* warfarin and
+    # aspirin?"): a patient whose records say one of them is no answer
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -789,9 +793,11 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
                     declared=(declared := frozenset(i for i, place in enumerate(places)
                                                     if place is not None and _DECLARING.search(text[:place[0]]))),
-                    aside=_aside(text, concepts, places, declared, names))
+                    aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)))
 
 
+#: A question asking for two things of one patient together ("both warfarin and aspirin").
+_BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
 #: Words of a sentence that point to what was said before it.
 _POINTING = re.compile(r"\b(?:it|its|this)\b", re.IGNORECASE)
 #: Words of a sentence in which the writer speaks of themselves ("I'm covering for a colleague today").
@@ -1440,8 +1446,7 @@ def _opposed(concept: Concept, need: frozenset[str]) -> tuple[frozenset[str], fr
 _SPREADS = re.compile(r"\b(?:radiat|spread|extend)\w*\s+(?:(?:in|out|up|down|through)\s+)?"
                       r"(?:to|into|through|toward|towards|down|up|across)\s+(?:(?:the|his|her|their|both)\s+)?"
                       r"(?:(?:left|right|lower|upper|mid)\s+)?[^\W\d_]+", re.IGNORECASE)
-#: A hyphen or dash (:data:`HYPHENS`), and words joined by them into one ("high-intensity", "non-small-cell", "COVID-19").
-_HYPHEN = re.compile(f"[{re.escape(''.join(sorted(HYPHENS)))}]")
+#: Words joined by hyphens or dashes into one ("high-intensity", "non-small-cell", "COVID-19").
 _COMPOUND = re.compile(rf"[^\W_]+(?:{_HYPHEN.pattern}[^\W_]+)+")
 _FOLLOWER = re.compile(r"[ \t]+([^\W_]+)")
 

@@ -511,7 +511,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # leave the rest to passages that did not make the hits ("…had a hip fracture after a fall") — but where the
     # question asks for both, each saying one is not the answer ("Any patients with both COPD and heart failure?")
     whole = _of_whole(told, len(groups), dict(cited), telling)
-    if whole or (telling and not _BOTH.search(answer.question)):
+    if whole or (telling and not analysis.together):
         return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other)
     if telling:
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
@@ -540,10 +540,6 @@ def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: di
         as_asked.setdefault(hits[n].patient, set()).update(told[n])
     against = {patient for patient, things in present.items() if things - as_asked[patient]}
     return {n for n in told if hits[n].patient in against}
-
-
-#: A question asking for two things of one patient together ("both warfarin and aspirin").
-_BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
 
 
 def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], telling: set[int]) -> set[int]:

@@ -165,27 +165,18 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
         sources = sources[start:]
     # each sentence once (a record's passages each open with its title: "Am I at Risk for Type 2 Diabetes?" was quoted
     # nine times), and, deciding a question, no question: it asks, it decides nothing
-    said = [CitedSentence(text, n, None, 0.0) for n, text in _first_said(
-        (n, text) for n in sources for text in quotable(texts[n - 1], None)
-        if decisive is None or not text.rstrip().endswith("?"))]
+    first: dict[str, CitedSentence] = {}
+    for n in sources:
+        for text in quotable(texts[n - 1], None):
+            if decisive is None or not text.rstrip().endswith("?"):
+                first.setdefault(" ".join(text.lower().split()), CitedSentence(text, n, None, 0.0))
+    said = list(first.values())
     if decisive is not None and said:
         similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
         least = similar.max() - DECISIVE
         said = [CitedSentence(sentence.text, sentence.source, None, float(score))
                 for sentence, score in zip(said, similar) if score >= least]
     return said[:max_sentences]
-
-
-def _first_said(said) -> list[tuple[int, str]]:
-    """Of ``said`` (each a source and a sentence), the first of each sentence, whatever its spaces and capitals."""
-    seen: set[str] = set()
-    first = []
-    for n, text in said:
-        key = " ".join(text.lower().split())
-        if key not in seen:
-            seen.add(key)
-            first.append((n, text))
-    return first
 
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
