@@ -316,10 +316,17 @@ def _ends_a_chunk(token, taken: set[int]) -> bool:
 
 
 def _after_have(doc, token) -> bool:
-    """Whether ``token`` is a noun the small model tagged as a verb's base form right after "have" as an auxiliary, as
-    no verb follows it ("have *gout* flares" is parsed "have gout" as a perfect, and the question named only the
-    flares)."""
-    return token.tag_ == "VB" and token.i > 0 and doc[token.i - 1].pos_ == "AUX" and doc[token.i - 1].lemma_ == "have"
+    """Whether ``token`` is a word of a noun phrase the small model took for the question's verb, right after an
+    auxiliary no verb of that form can follow: a base form or an adjective after "have" ("have *gout* flares", "has
+    *sickle* cell anemia" are parsed as perfects, and the questions named only the flares and "cell anemia"), or a
+    verb with no subject after the "does" that opens a question ("Does *green* tea lower blood pressure?": a question
+    "Does X …" has its subject between, and the question named only the tea)."""
+    if token.i == 0 or doc[token.i - 1].pos_ != "AUX":
+        return False
+    if doc[token.i - 1].lemma_ == "have":
+        return token.tag_ in ("VB", "JJ")
+    return (doc[token.i - 1].lemma_ == "do" and token.i == 1 and token.tag_ == "VB" and token.i + 1 < len(doc)
+            and doc[token.i + 1].pos_ in _NOUNS and not any(child.dep_.startswith("nsubj") for child in token.children))
 
 
 def _modified_from(doc, noun, taken: set[int]) -> int:

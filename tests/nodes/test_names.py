@@ -374,6 +374,13 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     assert asked("Which patients have gout flares?") == ["gout flares"]
     assert asked("Who has gout flares?") == ["gout flares"]
     assert asked("Which patients have stopped warfarin?") == ["warfarin"], "a verb after 'have' is still no noun"
+    # "sickle" of "has sickle cell anemia" as an adjective in a perfect's place, "green" of "Does green tea …" as a verb
+    # with no subject: the questions named "cell anemia" (no record mentioning it, none was answered) and tea
+    assert asked("Who has sickle cell anemia?") == ["sickle cell anemia"]
+    assert asked("Does green tea lower blood pressure?") == ["green tea", "blood pressure"]
+    assert asked("Does hippocampal atrophy on MRI predict cognitive decline?") == ["hippocampal atrophy", "MRI",
+                                                                                  "cognitive decline"]
+    assert asked("Does aspirin prevent heart attacks?") == ["aspirin", "heart attacks"]
 
 
 async def test_reference_texts_answer_a_question_naming_someone_they_cannot_be_about(nats_server, embedder, nc, tmp_path):
