@@ -39,15 +39,16 @@ from summarizer.kinds import asks_whether
 #: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
 #: "Subject:"): a concept never holds one (with the index's stop words).
 ASKING = frozenset("""
-patient patients people person persons someone anyone anybody everyone individual individuals case cases record
+patient patients people person persons someone anyone anybody everyone somebody everybody anything something
+everything individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
 medication medications medicine medicines drug drugs prescribed prescription taking take taken takes use using
 symptom symptoms sign signs cause causes caused causing cure cures cured curable risk risks factor factors outlook
 prognosis test tests testing exam exams examination diagnose complication complications prevent prevention preventing research
 study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much
-often type types kind kinds help doctor doctors hospital visit admitted currently current recently recent ever
-get gets got getting does doing did can may might could would should need needs needed also still any
+often type types kind kinds help helps helped helping doctor doctors hospital visit admitted currently current recently
+recent ever get gets got getting does doing did can may might could would should need needs needed also still any
 underwent undergo undergoes undergone undergoing received receive receives receiving developed develop
 presented present presenting experienced experiencing suffered suffering reported reporting complain complains
 complained complaining seen see feel feels felt evaluated noted found summarize summarise summary summarizing describe
@@ -1992,6 +1993,14 @@ def _everyday_count() -> int:
     return sorted(written().values(), reverse=True)[EVERYDAY - 1]
 
 
+def everyday(concept: Concept) -> bool:
+    """Whether ``concept`` is said in everyday words only (:data:`EVERYDAY`): "slow", "surgery", "foods" — what a
+    question asks of the thing it is about, not a thing of its own. A plural is as everyday as its singular."""
+    floor = _everyday_count()
+    return all(max(written().get(word, 0), written().get(word.removesuffix("s"), 0)) >= floor
+               for word in lexical.words(concept.text))
+
+
 def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
     """The words of ``concept`` that are not everyday words (:data:`EVERYDAY`) and that no record holds at all (their
     term's document frequency is 0 in ``stats``): "hiatal" of "hiatal hernia" where records tell only of other hernias,
@@ -2018,19 +2027,22 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     An answer from reference texts names nobody: it answers the rest, saying what no record mentions — as the question
     wrote it, with the name records write for it when the question wrote it otherwise (:func:`spelled_out`: "shingles
     (herpes zoster)", "MI (myocardial infarction)"), so the reader knows that name was searched for too — unless the
-    writer says they have, take or ask about it (:attr:`Analysis.declared`) and a word of it is one no record holds at
-    all (:func:`unheard`): "I was told I have a hiatal hernia. What foods should I avoid?" is about the hiatal hernia,
-    and texts on foods to avoid with an inguinal hernia do not answer it. A title's other words ("Serovar specific
-    immunity to Neisseria gonorrhoeae", of an abstract that writes "gonorrhoea") and a letter's everyday words ("every
-    morning") no record holds are only not found."""
+    writer says they have, take or ask about it (:attr:`Analysis.declared`) and either a word of it is one no record
+    holds at all (:func:`unheard`) or the rest the records mention is said in everyday words (:func:`everyday`): "I was
+    told I have a hiatal hernia. What foods should I avoid?" is about the hiatal hernia, and texts on foods to avoid
+    with an inguinal hernia do not answer it; "My mother has macular degeneration. Can anything slow it down?" is
+    about macular degeneration, and texts on what slows diabetic retinopathy do not answer it. A title's other words
+    ("Serovar specific immunity to Neisseria gonorrhoeae", of an abstract that writes "gonorrhoea") and a letter's
+    everyday words ("every morning") no record holds are only not found."""
     groups = asked(analysis)
     unheld = set()
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         unheld = {i for i, n in enumerate(stats.concepts) if n == 0}
     absent = list(dict.fromkeys(analysis.concepts[i].text for group in groups for i in group if i in unheld))
     missing = [all(i in unheld for i in group) for group in groups]
+    plain = all(everyday(analysis.concepts[i]) for gone, group in zip(missing, groups) if not gone for i in group)
     unanswerable = naming or stats is not None and any(
-        gone and any(i in analysis.declared and unheard(analysis.concepts[i], stats) for i in group)
+        gone and any(i in analysis.declared and (plain or unheard(analysis.concepts[i], stats)) for i in group)
         for gone, group in zip(missing, groups))
     return [spelled_out(text) for text in absent], unknown_patient or (bool(missing) and all(missing)) or (
         unanswerable and any(missing))

@@ -241,8 +241,25 @@ def test_reference_texts_answer_the_rest_but_not_for_a_thing_the_writer_has_that
     counts = [2, 0, 3, 5]  # told, hiatal hernia, foods, avoid
     unheard = CollectionStats(docs=9, df={term: 0 if term == "hiatal" else 3 for term in hernia.terms}, concepts=counts)
     assert grounding(hernia, unheard) == (["hiatal hernia"], True), "texts on other hernias do not answer it"
-    held = CollectionStats(docs=9, df={term: 3 for term in hernia.terms}, concepts=counts)
-    assert grounding(hernia, held) == (["hiatal hernia"], False), "its words are held: some record may put it otherwise"
+    drug = analyse("I was told I have a hiatal hernia. Should I take omeprazole?")
+    assert [c.text for c in drug.concepts] == ["told", "hiatal hernia", "omeprazole"]
+    held = CollectionStats(docs=9, df={term: 3 for term in drug.terms}, concepts=[2, 0, 5])
+    assert grounding(drug, held) == (["hiatal hernia"], False), \
+        "its words are held: some record may put it otherwise, and the texts on omeprazole answer the rest"
+
+
+def test_a_thing_the_writer_has_that_no_record_mentions_is_not_answered_with_everyday_words_of_other_things():
+    """"My mother was just diagnosed with macular degeneration. Is there anything that can slow it down?" over texts
+    that never mention it was answered with what slows diabetic retinopathy ("macular edema" holds its first word):
+    what the rest asks is said in everyday words, and only of the thing the writer has."""
+    eyes = analyse("My mother was just diagnosed with macular degeneration. Is there anything that can slow it down?")
+    assert [c.text for c in eyes.concepts] == ["mother", "macular degeneration", "slow"], "'anything' names nothing"
+    held = CollectionStats(docs=9, df={term: 3 for term in eyes.terms}, concepts=[4, 0, 6])
+    assert grounding(eyes, held) == (["macular degeneration"], True)
+    assert grounding(eyes, CollectionStats(docs=9, df=held.df, concepts=[4, 2, 6])) == ([], False)
+    hernia = analyse("I was told I have a hiatal hernia. What foods should I avoid?")
+    held = CollectionStats(docs=9, df={term: 3 for term in hernia.terms}, concepts=[2, 0, 3, 5])
+    assert grounding(hernia, held) == (["hiatal hernia"], True), "foods to avoid with an inguinal hernia do not answer it"
     title = analyse("Serovar specific immunity to Neisseria gonorrhoeae: does it exist?")
     abstract = CollectionStats(docs=9, df={term: 0 if term in ("neisseria", "gonorrhoea") else 3 for term in title.terms},
                                concepts=[1, 0, 4])
