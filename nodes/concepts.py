@@ -1104,17 +1104,21 @@ def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
     group, :func:`nodes.data.lexical.group`): "EKG" finds the records that write "ECG", "HTN" those of hypertension. The
     group stands where the first of its members stood; the others the question holds (an abbreviation's spelled-out
     word) go. A concept asked in several words keeps its terms: which of a phrase's words a synonym stands for is
-    not a term's to say."""
+    not a term's to say. A kind asked in several words (:func:`names_kind`: "beta blocker") gains its one-word names
+    and members as one more term, after the question's own: records name a patient's metoprolol, not the kind."""
     groups: dict[str, str] = {}
+    kinds: list[str] = []
     for concept in concepts:
         asked = lexical.folded(concept.alternatives[0])  # an abbreviation in capitals as its term ("MI": "mi")
+        members = [lexical.folded(option)[0] for option in concept.alternatives if len(option) == 1]
+        if len(asked) > 1 and names_kind(concept) and members:
+            kinds.append(lexical.group(members))
         if len(asked) != 1 or asked[0] not in terms or asked[0] in groups:
             continue
-        members = [lexical.folded(option)[0] for option in concept.alternatives if len(option) == 1]
         if len(members) > 1:
             for member in members:
                 groups.setdefault(member, lexical.group(members))
-    return list(dict.fromkeys(groups.get(term, term) for term in terms))
+    return list(dict.fromkeys([groups.get(term, term) for term in terms] + kinds))[:MAX_TERMS]
 
 
 def _once(concepts: list[Concept]) -> list[Concept]:

@@ -309,10 +309,13 @@ _NOMINAL = frozenset({"dobj", "pobj", "nsubj", "nsubjpass"})
 
 
 def _ends_a_chunk(token, taken: set[int]) -> bool:
-    """Whether ``token`` is a noun the small model tagged as an adjective, in a noun's place right after a chunk: "Who
-    has a heart *murmur*?" is parsed "a heart" and an adjective object, and the question named only the heart; "takes
-    a blood *thinner*" likewise."""
-    return token.pos_ == "ADJ" and token.dep_ in _NOMINAL and token.i - 1 in taken
+    """Whether ``token`` is a noun the small model tagged as an adjective, in a noun's place right after a chunk or a
+    noun modifying it: "Who has a heart *murmur*?" is parsed "a heart" and an adjective object, and the question named
+    only the heart; "takes a blood *thinner*" likewise, and "Who is on a blood *thinner*?", where no chunk holds the
+    blood."""
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return token.pos_ == "ADJ" and token.dep_ in _NOMINAL and before is not None and (
+        before.i in taken or before.pos_ in _NOUNS and before.head.i == token.i)
 
 
 def _after_have(doc, token) -> bool:

@@ -1491,6 +1491,23 @@ async def test_an_abbreviation_is_answered_from_the_records_that_spell_it_out(de
         assert any(tells(text, analysis, [0]) for text in quoted), answer.answer
 
 
+async def test_a_kind_asked_in_several_words_is_answered_from_the_records_that_name_its_members(demo_federation, nc):
+    """"Who is on a beta blocker?" was refused ("no passage scores 0.35 or more") over the demo's notes of metoprolol,
+    which "Which patients are on beta blockers?" found: the kind's words are in no record, and the lexical list looked
+    only for them; "a blood thinner" was asked as "blood"."""
+    from nodes.concepts import tells
+    from summarizer.answer import _CITED
+
+    assert analyse("Who is on a beta blocker?").terms[-1].split("|") == sorted(
+        "atenolol bisoprolol carvedilol labetalol metoprolol propranolol".split())
+    for question in ("Who is on a beta blocker?", "Who is on a blood thinner?"):
+        analysis = analyse(question)
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
+        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
+        assert answer.answer_info.status == "successful" and quoted, answer.answer
+        assert all(tells(text, analysis, [0]) for text in quoted), answer.answer
+
+
 async def test_a_name_with_digits_no_record_holds_is_not_answered_with_a_neighbour(demo_federation, nc):
     """"Who has low B12?" was answered with the demo's low ferritin values: "B12" was dropped as a number."""
     answer = await ask(nc, AskRequest(question="Who has low B12?", summarize="extractive"))

@@ -368,6 +368,7 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     # named only the heart (and was answered with heart rates) and blood
     assert asked("Who has a heart murmur?") == ["heart murmur"]
     assert asked("Who has a history of falls and takes a blood thinner?") == ["falls", "blood thinner"]
+    assert asked("Who is on a blood thinner?") == ["blood thinner"], "no chunk holds the blood"
     assert asked("Which patients have been treated for opioid overdose?") == ["opioid overdose"], \
         "an adjective after a preposition starts no phrase of its own"
     # it tags "gout" of "have gout flares" as a verb after "have", as a perfect: the question named only the flares
