@@ -151,16 +151,18 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     each sentence in order — what evidence that is about no patient (a reference text) answers with. ``hits`` may
     end with the rest of that record (:attr:`bus.asking.Answer.context`). With ``says`` (which of the things asked a
     text mentions) the record is read from its first passage mentioning all the best hit mentions, or from the best
-    hit when it mentions none: a record that names what is asked only in passing is not quoted from its start ("Is
-    tinnitus curable?" is not answered by what a record on Whipple disease opens with). With ``decisive`` (each
+    hit when it mentions none, and from the first of its sentences that does, where one does: a record that names what
+    is asked only in passing is not quoted from its start ("Is tinnitus curable?" is not answered by what a record on
+    Whipple disease opens with, nor "What are the early signs of kidney disease?" by the signs of a stroke a record on
+    atherosclerosis lists before its renal arteries). With ``decisive`` (each
     sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
     similar, still in the record's order: what decides the question, not the record's background and methods, nor a
     question it asks itself. Each sentence is said once, from the first passage saying it."""
     best = record_key(hits[0])
     sources = sorted((n for n, hit in enumerate(hits, 1) if record_key(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
+    wanted = says(texts[0]) if says is not None else frozenset()
     if says is not None:  # the best hit (1) is among the sources: at the latest, the record is read from it
-        wanted = says(texts[0])
         start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(1)
         sources = sources[start:]
     # each sentence once (a record's passages each open with its title: "Am I at Risk for Type 2 Diabetes?" was quoted
@@ -171,6 +173,8 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
             if decisive is None or not text.rstrip().endswith("?"):
                 first.setdefault(" ".join(text.lower().split()), CitedSentence(text, n, None, 0.0))
     said = list(first.values())
+    if wanted:  # from its first sentence saying it, where one does
+        said = said[next((i for i, sentence in enumerate(said) if says(sentence.text) >= wanted), 0):]
     if decisive is not None and said:
         similar = np.asarray(decisive([sentence.text for sentence in said]), dtype=np.float32)
         least = similar.max() - DECISIVE

@@ -239,5 +239,28 @@ def test_a_reference_text_says_each_sentence_once_and_asks_nothing(embedder):
     assert said.count("Am I at Risk for Type 2 Diabetes?") == 1, "an overview quotes the record as it reads, once"
 
 
+def test_a_record_is_quoted_from_its_first_sentence_naming_what_its_best_passage_names():
+    """"What are the early signs of kidney disease?" was answered with a stroke's signs: a record on atherosclerosis
+    names kidney disease in its best passage and at the end of the passage before, which it was quoted from."""
+    from summarizer.answer import from_best_source
+
+    hits = [Hit(id="athero#3", org="nhlbi", path="nhlbi.u", score=0.9,
+                text="Atherosclerosis: Over time, chronic kidney disease causes a slow loss of kidney function. Early "
+                     "kidney disease often has no signs or symptoms."),
+            Hit(id="athero#2", org="nhlbi", path="nhlbi.u", score=0.8,
+                text="Atherosclerosis: Signs of a stroke include sudden weakness and confusion. Narrowed leg arteries "
+                     "cause pain. If plaque builds up in the renal arteries, you may develop chronic kidney disease.")]
+    texts = [hit.text for hit in hits]
+
+    def says(text: str) -> frozenset[int]:
+        return frozenset({0}) if "kidney disease" in text else frozenset()
+    said = [sentence.text for sentence in from_best_source(hits, texts, says=says)]
+    assert said[0] == "If plaque builds up in the renal arteries, you may develop chronic kidney disease.", said
+    assert said[1:] == ["Atherosclerosis: Over time, chronic kidney disease causes a slow loss of kidney function.",
+                        "Early kidney disease often has no signs or symptoms."], said
+    everywhere = [sentence.text for sentence in from_best_source(hits, texts, says=lambda text: frozenset({0}))]
+    assert everywhere[0].startswith("Atherosclerosis: Signs of a stroke"), "a record about it is quoted from its start"
+
+
 def strip(answer: str) -> str:
     return " ".join(re.sub(r" \[\d+\]", "", answer).split())
