@@ -705,6 +705,8 @@ class Analysis:
     # own, but those declared: "I'm covering for a colleague today. Which patients have gout?" asks nothing of colleagues
     together: bool = False  # it asks for its things of one patient together ("Any patients on *both* warfarin and
     # aspirin?"): a patient whose records say one of them is no answer
+    averted: frozenset[int] = frozenset()  # the concepts it asks about as what a vaccine or a screening is for ("Who
+    # was vaccinated against influenza?"): only a mention of them so tells one
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -794,7 +796,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
                     declared=(declared := frozenset(i for i, place in enumerate(places)
                                                     if place is not None and _DECLARING.search(text[:place[0]]))),
-                    aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)))
+                    aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)),
+                    averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
+                                      if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]))
 
 
 #: A question asking for two things of one patient together ("both warfarin and aspirin").
@@ -1523,6 +1527,27 @@ _POSSIBLE_PAIRS = frozenset({("complications", "including"), ("complications", "
 SUSPECTED = frozenset("suspected suspect suspicion".split())  # not "suspicious": a suspicious nodule is there
 _RULING_OUT = frozenset({("rule", "out"), ("r", "o"), ("evaluate", "for"), ("concern", "for"), ("concerning", "for")})
 SUSPICION_REACH = 3
+#: The polarity of a mention as what a vaccine, a screening or a prophylaxis is for ("Encourage *influenza* and
+#: pneumococcal vaccination", "found on a lung *cancer* screening CT", "vaccinated against *shingles*"): none of it is
+#: said to be there, and only a question asking so (:attr:`Analysis.averted`) is told by it.
+AVERTED = "vaccinated or screened against"
+_AVERTING = frozenset("""
+vaccine vaccines vaccination vaccinations vaccinated immunization immunizations immunized shot shots booster boosters
+screening screenings prophylaxis
+""".split())
+_AVERTING_PAIRS = frozenset({("vaccinated", "against"), ("vaccination", "against"), ("vaccine", "against"),
+                             ("vaccines", "against"), ("immunized", "against"), ("immunization", "against"),
+                             ("screened", "for"), ("screening", "for"), ("prophylaxis", "against"),
+                             ("prophylaxis", "for")})
+
+
+def _averted(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether a mention is what a vaccine, a screening or a prophylaxis is for (:data:`AVERTED`): one of them right
+    after it, or after one more thing it is said with ("influenza and pneumococcal vaccination"), or just before it
+    with what it is against ("screened for colon cancer")."""
+    near = before[-4:]
+    return bool(after and (after[0] in _AVERTING or after[0] in ("and", "or") and after[2:3] and after[2] in _AVERTING)
+                or not _AVERTING_PAIRS.isdisjoint(zip(near, near[1:])))
 #: Words of what a thing brings that a negation before them denies instead of the thing ("no side effects from
 #: lisinopril", "no complications of diabetes"): the thing is said.
 BROUGHT = frozenset("effect effects complication complications".split())
@@ -1812,8 +1837,9 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
-    possibility; none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107"
-    of a fast heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
+    possibility, :data:`AVERTED` where a vaccine or a screening is for it; none when no clause holds all its words. A
+    reading that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it; what a family
+    history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
         mentioned, found = False, set()
         for piece, theirs in _family_sections(text):
@@ -1845,6 +1871,9 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             if _hypothetical(words[:places[0]], suspected):
                 said.add(HYPOTHETICAL)
+                continue
+            if _averted(before, after):
+                said.add(AVERTED)
                 continue
             # a negation of what it brought ("denies any side effects of the metformin") is none of it, nor of what
             # "and" with a verb that affirms goes on to ("denies fever and has a cough") or the patient presents with
@@ -1908,6 +1937,8 @@ def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
 
 def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
+    if i in analysis.averted:
+        return {AVERTED}
     if analysis.whether:
         return {True, False, ENDED, NEVER}
     if i not in analysis.negated:

@@ -568,7 +568,7 @@ def _how_else(analysis: Analysis, indices: list[int]) -> str:
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied or stopped, or of a relative"
+        return " only as absent, denied, stopped, a risk or what a vaccine or a screening is for, or of a relative"
     return " otherwise"
 
 

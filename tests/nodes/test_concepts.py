@@ -1003,6 +1003,30 @@ def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_n
     assert not tells("Denies complications, diabetes or hypertension.", analyse("Who has diabetes?"), [0]), "a list"
 
 
+def test_what_a_vaccine_or_a_screening_is_for_is_not_had_and_tells_only_a_question_asking_so():
+    """"Which patients have the flu?" named three patients of the demo for "Encourage influenza and pneumococcal
+    vaccination given COPD", and "Who has cancer?" led with a nodule "found on a lung cancer screening CT"."""
+    flu, cancer = analyse("Which patients have the flu?"), analyse("Who has cancer?")
+    for averted in ("Encourage influenza and pneumococcal vaccination given COPD.", "Flu shot given today.",
+                    "She was vaccinated against influenza in October."):
+        assert not tells(averted, flu, [0]), averted
+    assert tells("Influenza A positive; started oseltamivir.", flu, [0])
+    assert not tells("A 14 mm spiculated nodule was found on a lung cancer screening CT.", cancer, [0])
+    assert not tells("Screened for colon cancer in 2020.", cancer, [0])
+    assert tells("Biopsy confirmed lung cancer.", cancer, [0])
+    vaccinated = analyse("Who was vaccinated against influenza?")
+    assert [c.text for c in vaccinated.concepts] == ["vaccinated", "influenza"] and vaccinated.averted == {1}
+    assert tells("Received influenza vaccine in October.", vaccinated, [1])
+    assert not tells("Influenza A positive; started oseltamivir.", vaccinated, [1]), "having it is not being vaccinated"
+    assert tells("Flu shot given today.", analyse("Which patients got the flu shot?"), [0]), "asked as the vaccine"
+
+
+async def test_a_condition_the_records_name_only_as_what_a_vaccine_is_for_is_not_answered(demo_federation, nc):
+    answer = await ask(nc, AskRequest(question="Which patients have the flu?", summarize="extractive", mode="hybrid"))
+    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+    assert "what a vaccine or a screening is for" in answer.answer and not answer.patients, answer.answer
+
+
 def test_a_question_asking_only_who_is_pregnant_is_told_by_what_says_so():
     """"Which patients are pregnant?" quoted "She is currently not pregnant." first: being pregnant was only context
     (who), so the question asked about nothing, and "Normal pregnancy" was no mention of "pregnant"."""
@@ -1196,7 +1220,7 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
         told = [text for text in quoted if mentions(text, warfarin)]
         assert all(tells(text, analysis, [analysis.concepts.index(warfarin[0])]) for text in told), answer.answer
         if is_insufficient(answer.answer):
-            assert "only as absent, denied or stopped" in answer.answer, answer.answer
+            assert "only as absent, denied, stopped" in answer.answer, answer.answer
         else:
             assert told, answer.answer
 
