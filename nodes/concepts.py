@@ -705,6 +705,8 @@ class Analysis:
     # own, but those declared: "I'm covering for a colleague today. Which patients have gout?" asks nothing of colleagues
     together: bool = False  # it asks for its things of one patient together ("Any patients on *both* warfarin and
     # aspirin?"): a patient whose records say one of them is no answer
+    had: frozenset[int] = frozenset()  # of the declared, those the writer says they or theirs have or take ("I have
+    # gout", "My mother was diagnosed with …"): a reference text answers about them, or not at all
     averted: frozenset[int] = frozenset()  # the concepts it asks about as what a vaccine or a screening is for ("Who
     # was vaccinated against influenza?"): only a mention of them so tells one
 
@@ -797,10 +799,16 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     declared=(declared := frozenset(i for i, place in enumerate(places)
                                                     if place is not None and _DECLARING.search(text[:place[0]]))),
                     aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)),
+                    had=frozenset(i for i in declared if _HAD.search(text[:places[i][0]])),
                     averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]))
 
 
+#: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son
+#: has …", "My mother was just diagnosed with …", "I've been taking …".
+_HAD = re.compile(r"\b(?:i|i['’]ve|i['’]m|my\s+\w+|he|she|we)\b[^.?!]*?\b(?:ha(?:ve|s|d)|diagnosed\s+with|"
+                  r"suffer(?:s|ed|ing)?\s+(?:from|with)|tak(?:e|es|ing)|took)\s+(?:(?:a|an|the|some)\s+)?$",
+                  re.IGNORECASE)
 #: A question asking for two things of one patient together ("both warfarin and aspirin").
 _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
 #: Words of a sentence that point to what was said before it.

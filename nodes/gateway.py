@@ -476,7 +476,19 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     groups = asked(analysis)
     if not of_patients(answer.hits):  # reference texts, quoted from where they mention what the best one mentions
         things = [[analysis.concepts[i] for i in group] for group in groups]
-        return Focus(says=lambda text: frozenset(g for g, concepts in enumerate(things) if mentions(text, concepts)))
+
+        def says(text: str) -> frozenset[int]:
+            return frozenset(g for g, concepts in enumerate(things) if mentions(text, concepts))
+        # … from a text on what the writer has, if the records mention it ("I have gout. What foods should I avoid?"
+        # is not answered by a text on diverticular disease)
+        had = [g for g, group in enumerate(groups) if set(group) & analysis.had and stats is not None
+               and len(stats.concepts) == len(analysis.concepts) and any(stats.concepts[i] for i in group)]
+        if not had:
+            return Focus(says=says)
+        cited = list(enumerate(answer.cited(), 1))
+        about = [i for g in had for i in groups[g]]
+        return Focus(says=says, passages={n for n, hit in cited if not hit.withheld and set(had) <= says(hit.text)},
+                     unsaid=f"none of the closest records mentions {_said(analysis, about)}")
     about = [i for group in groups for i in group]
     weights = weighing(analysis, stats)
     weigh = (lambda text: weighed(text, analysis, weights)) if weights else None

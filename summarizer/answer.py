@@ -146,7 +146,8 @@ def quotes_whole_record(hits: Sequence[Hit]) -> bool:
 
 def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: int = MAX_SOURCE_SENTENCES,
                      decisive: Callable[[list[str]], np.ndarray] | None = None,
-                     says: Callable[[str], frozenset[int]] | None = None) -> list[CitedSentence]:
+                     says: Callable[[str], frozenset[int]] | None = None,
+                     allowed: Collection[int] | None = None) -> list[CitedSentence]:
     """The sentences of the best hit's record, as it reads: each of its passages among ``hits`` in the record's order,
     each sentence in order — what evidence that is about no patient (a reference text) answers with. ``hits`` may
     end with the rest of that record (:attr:`bus.asking.Answer.context`). With ``says`` (which of the things asked a
@@ -157,13 +158,17 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     atherosclerosis lists before its renal arteries). With ``decisive`` (each
     sentence's similarity to a question asking yes or no) only the sentences within :data:`DECISIVE` of the most
     similar, still in the record's order: what decides the question, not the record's background and methods, nor a
-    question it asks itself. Each sentence is said once, from the first passage saying it."""
-    best = record_key(hits[0])
+    question it asks itself. Each sentence is said once, from the first passage saying it. With ``allowed`` (the hits,
+    1-based, it may quote) the best of those is the best hit, and none quotes nothing."""
+    first = next((n for n in range(1, len(hits) + 1) if allowed is None or n in allowed), None)
+    if first is None:
+        return []
+    best = record_key(hits[first - 1])
     sources = sorted((n for n, hit in enumerate(hits, 1) if record_key(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
-    wanted = says(texts[0]) if says is not None else frozenset()
-    if says is not None:  # the best hit (1) is among the sources: at the latest, the record is read from it
-        start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(1)
+    wanted = says(texts[first - 1]) if says is not None else frozenset()
+    if says is not None:  # the best hit is among the sources: at the latest, the record is read from it
+        start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(first)
         sources = sources[start:]
     # each sentence once (a record's passages each open with its title: "Am I at Risk for Type 2 Diabetes?" was quoted
     # nine times), and, deciding a question, no question: it asks, it decides nothing
@@ -198,7 +203,7 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             return np.asarray(embed(said), dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32)
 
         return from_best_source(hits, texts, decisive=similarity if kinds.asks_whether(question) else None,
-                                says=focus.says)
+                                says=focus.says, allowed=focus.passages)
     pool: list[tuple[int, str]] = [(n, said) for n, (hit, text) in enumerate(zip(hits, texts), 1)
                                    if focus.passages is None or n in focus.passages
                                    for said in quotable(text, hit.patient)]

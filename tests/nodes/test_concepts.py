@@ -196,6 +196,26 @@ def test_what_a_yes_or_no_question_says_its_subject_is_ends_the_subject_and_make
         assert concepts(question) == expected, question
 
 
+async def test_a_thing_the_writer_has_is_answered_from_a_text_on_it_not_from_the_nearest_text(nats_server, embedder, nc,
+                                                                                               tmp_path):
+    """"I have gout. What foods should I avoid?" over MedQuAD was answered with what people with diverticular disease
+    need not avoid: the nearest text, which never names gout, though another of the hits does."""
+    texts = ["What foods should I avoid? Avoid foods high in fat and salt; with diverticular disease you need not avoid "
+             "nuts or seeds.",
+             "Gout comes from uric acid crystals in a joint; red meat, shellfish and beer raise uric acid.",
+             "Kidney stones often pass on their own; drinking water helps."]
+    assert analyse("I have gout. What foods should I avoid?").had == {0}
+    assert analyse("My mother was diagnosed with macular degeneration. Can it be slowed?").had == {1}
+    # a title's "have a role" or "treated for" is not what its writer has: its best abstract is quoted as before
+    assert not analyse("Does induction chemotherapy have a role in the management of nasopharyngeal carcinoma?").had
+    assert not analyse("Outcomes of patients treated for renal cell carcinoma").had
+    async with reference_texts(texts, tmp_path, nats_server.url, embedder):
+        answer = await ask(nc, AskRequest(question="I have gout. What foods should I avoid?", summarize="extractive"))
+    assert answer.hits[0].id == "t0", "the nearest text is the one that does not name gout"
+    assert answer.answer_info.status == "successful" and "red meat, shellfish and beer" in answer.answer, answer.answer
+    assert "diverticular" not in answer.answer, answer.answer
+
+
 async def test_a_yes_or_no_question_is_answered_from_texts_on_its_subject_that_never_use_its_predicate(
         nats_server, embedder, nc, tmp_path):
     """Reference texts on halofantrine's effect on hearing that never write "ototoxic", and on green tea and blood
