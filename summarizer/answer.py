@@ -64,7 +64,8 @@ class Focus:
     """What of the evidence an answer leans on, from what its question asks about (the gateway's to say).
 
     Attributes:
-        passages: the only hits (1-based) it may quote; ``None``: any.
+        passages: the only hits (1-based) it may quote (for a reference text quoted whole, the hits its record may be
+            chosen from: :func:`from_best_source`); ``None``: any.
         weigh: which of the things the question asks about a sentence says in its words, each with its weight (the
             more it says, the more it tells; a patient's sentences saying what the first did not come next);
             ``None``: not weighed (a question about one thing: its similarity says it).
@@ -160,15 +161,15 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     similar, still in the record's order: what decides the question, not the record's background and methods, nor a
     question it asks itself. Each sentence is said once, from the first passage saying it. With ``allowed`` (the hits,
     1-based, it may quote) the best of those is the best hit, and none quotes nothing."""
-    first = next((n for n in range(1, len(hits) + 1) if allowed is None or n in allowed), None)
-    if first is None:
+    leader = next((n for n in range(1, len(hits) + 1) if allowed is None or n in allowed), None)
+    if leader is None:
         return []
-    best = record_key(hits[first - 1])
+    best = record_key(hits[leader - 1])
     sources = sorted((n for n, hit in enumerate(hits, 1) if record_key(hit) == best and not hit.withheld),
                      key=lambda n: (passage_number(hits[n - 1].id), n))
-    wanted = says(texts[first - 1]) if says is not None else frozenset()
+    wanted = says(texts[leader - 1]) if says is not None else frozenset()
     if says is not None:  # the best hit is among the sources: at the latest, the record is read from it
-        start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(first)
+        start = next(i for i, n in enumerate(sources) if says(texts[n - 1]) >= wanted) if wanted else sources.index(leader)
         sources = sources[start:]
     # each sentence once (a record's passages each open with its title: "Am I at Risk for Type 2 Diabetes?" was quoted
     # nine times), and, deciding a question, no question: it asks, it decides nothing
