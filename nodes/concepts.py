@@ -2039,9 +2039,12 @@ def _everyday_count() -> int:
 def everyday(concept: Concept) -> bool:
     """Whether ``concept`` is said in everyday words only (:data:`EVERYDAY`): "slow", "surgery", "foods" — what a
     question asks of the thing it is about, not a thing of its own. A plural is as everyday as its singular."""
-    floor = _everyday_count()
-    return all(max(written().get(word, 0), written().get(word.removesuffix("s"), 0)) >= floor
-               for word in lexical.words(concept.text))
+    return all(_everyday_word(word) or _everyday_word(word.removesuffix("s")) for word in lexical.words(concept.text))
+
+
+def _everyday_word(word: str) -> bool:
+    """Whether ``word`` is among English's :data:`EVERYDAY` most written words."""
+    return written().get(word, 0) >= _everyday_count()
 
 
 def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
@@ -2049,10 +2052,9 @@ def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
     term's document frequency is 0 in ``stats``): "hiatal" of "hiatal hernia" where records tell only of other hernias,
     "Cephalexin" — the thing asked about is unknown to the records, not only put otherwise. A number ("type 2") and a
     word whose term was not counted tell nothing."""
-    floor = _everyday_count()
     counted = {part for term in stats.df for part in lexical.parts(term)}
     held = {part for term, n in stats.df.items() if n for part in lexical.parts(term)}
-    return [word for word in lexical.words(concept.text) if word.isalpha() and written().get(word, 0) < floor
+    return [word for word in lexical.words(concept.text) if word.isalpha() and not _everyday_word(word)
             and (terms := lexical.terms(word)) and set(terms) <= counted and not set(terms) & held]
 
 
