@@ -709,6 +709,9 @@ class Analysis:
     # gout", "My mother was diagnosed with …"): a reference text answers about them, or not at all
     averted: frozenset[int] = frozenset()  # the concepts it asks about as what a vaccine or a screening is for ("Who
     # was vaccinated against influenza?"): only a mention of them so tells one
+    done: frozenset[int] = frozenset()  # the concepts that say what was done or how, in everyday words the parser took
+    # for verbs or adverbs ("were *taught* to use an inhaler", "was *sent home*", "Who has never *smoked*?"): where no
+    # record writes one so, what is asked is not unknown to them (:func:`grounding`)
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -1090,11 +1093,12 @@ def _place(question: str, concept: Concept) -> tuple[int, int] | None:
     return (found.start(), found.end()) if found else None
 
 
-def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None) -> Analysis:
+def analyse(question: str, names: list[str] = (), phrases: list[str] | None = None, verbs: list[str] = ()) -> Analysis:
     """The terms and concepts of ``question``, leaving out the patients in ``names`` (its terms with its abbreviations
     spelled out: :func:`spelled_out`). With ``phrases`` (the question's noun phrases, when a parser found them)
-    concepts are sought in those only, so a verb never joins one ("What do migraine headaches feel like?" names
-    *headaches*, not *headaches feel like*)."""
+    concepts are sought in those first, so a verb never joins one ("What do migraine headaches feel like?" names
+    *headaches*, not *headaches feel like*), then in the words no phrase holds; of those, what the parser took for
+    ``verbs`` or adverbs (:func:`nodes.names._verbs`) in everyday words is :attr:`Analysis.done`."""
     masked = _masked(question, names)
     if phrases is None:
         concepts = _scanned(masked, names)
@@ -1108,7 +1112,10 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     normal = unicodedata.normalize("NFKC", question)
     concepts = _once(_specified(normal, _spanned(normal, concepts)))
     terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
-    return _analysis(question, _grouped(terms, concepts), concepts, list(names))
+    said = frozenset(verbs)
+    done = frozenset(i for i, concept in enumerate(concepts)
+                     if everyday(concept) and {word.casefold() for word in concept.text.split()} <= said)
+    return replace(_analysis(question, _grouped(terms, concepts), concepts, list(names)), done=done)
 
 
 def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
@@ -2078,8 +2085,10 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     with an inguinal hernia do not answer it; "My mother has macular degeneration. Can anything slow it down?" is
     about macular degeneration, and texts on what slows diabetic retinopathy do not answer it. A title's other words
     ("Serovar specific immunity to Neisseria gonorrhoeae", of an abstract that writes "gonorrhoea") and a letter's
-    everyday words ("every morning") no record holds are only not found."""
-    groups = asked(analysis)
+    everyday words ("every morning") no record holds are only not found; what the question says was done or how
+    (:attr:`Analysis.done`: "Which patients with asthma were *taught* to use an inhaler?") is neither what is missing
+    nor what is found."""
+    groups = [kept for group in asked(analysis) if (kept := [i for i in group if i not in analysis.done])]
     unheld = set()
     if stats is not None and len(stats.concepts) == len(analysis.concepts):
         unheld = {i for i, n in enumerate(stats.concepts) if n == 0}

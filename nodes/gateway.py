@@ -221,8 +221,8 @@ class Gateway(NodeService):
         if not taken:
             return analysis, stats
         text = _read(ask.question)
-        phrases = (await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy))[1]
-        again = analyse(text, [*filters.patients, *taken], phrases)
+        parsed = await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy)
+        again = analyse(text, [*filters.patients, *taken], parsed.phrases, parsed.verbs)
         if stats is None:  # nothing was counted the first time: nothing to count again
             return again, None
         counted = dict(zip((concept.alternatives for concept in analysis.concepts), stats.concepts)) \
@@ -397,8 +397,8 @@ class Gateway(NodeService):
             return None if text is None else await loop.run_in_executor(None, self.embedder.embed_one, text)
 
         async def words():
-            filters, phrases = await loop.run_in_executor(None, parse, text, self.use_spacy)
-            analysis = analyse(text, filters.patients, phrases)
+            filters, phrases, verbs = await loop.run_in_executor(None, parse, text, self.use_spacy)
+            analysis = analyse(text, filters.patients, phrases, verbs)
             guessed = guesses(analysis, [*filters.patients, *filters.candidates])
             stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace, guessed),
                                                   embedded(focus(text, filters, analysis)))

@@ -30,6 +30,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 from bus.errors import ValidationError
 from bus.messages import MAX_NAMES, CollectionStats, Filters
@@ -267,9 +268,9 @@ def _surely_a_person(question: str, name: str, by_role: set[str], headline: bool
     return any(word.group(1).casefold() in _SAID_OF_PEOPLE for word in after)
 
 
-def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
+def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str], list[str]]:
     """What spaCy finds: the names surely people (PERSONs and names acting as people, see
-    :func:`_surely_a_person`), and the question's noun phrases."""
+    :func:`_surely_a_person`), the question's noun phrases, and its :func:`_verbs`."""
     # A memory zone frees the strings a question adds to spaCy's vocabulary when it ends, so a
     # stream of questions full of new words does not grow the process; one question at a time,
     # as a spaCy pipeline is not meant to be called from several threads at once.
@@ -277,19 +278,22 @@ def _spacy_parse(nlp, question: str) -> tuple[list[str], list[str]]:
         doc = nlp(question)
         by_role = [str(name) for name in _persons_by_role(doc)]
         found = [str(ent.text) for ent in doc.ents if ent.label_ == "PERSON"] + by_role
-        chunks = _noun_phrases(doc)
+        spans = _phrase_spans(doc)
+        chunks = [doc[start:end].text for start, end in spans]
+        verbs = _verbs(doc, spans)
         found = list(dict.fromkeys(found))
         headline = _headline(doc, found)
-    return [name for name in found if _surely_a_person(question, name, set(by_role), headline)], chunks
+    return [name for name in found if _surely_a_person(question, name, set(by_role), headline)], chunks, verbs
 
 
 _NOUNS = frozenset({"NOUN", "PROPN"})
 
 
-def _noun_phrases(doc) -> list[str]:
-    """The question's noun phrases: spaCy's noun chunks and the nouns the parse left out of every chunk ("receive
-    omalizumab injections": the small model attaches *omalizumab* as a preposition and chunks only *injections*),
-    those with nothing between them one phrase (it chunks "Donna Perez's hemoglobin" and "A1c" apart)."""
+def _phrase_spans(doc) -> list[list[int]]:
+    """Where the question's noun phrases are (start and end token): spaCy's noun chunks and the nouns the parse left
+    out of every chunk ("receive omalizumab injections": the small model attaches *omalizumab* as a preposition and
+    chunks only *injections*), those with nothing between them one phrase (it chunks "Donna Perez's hemoglobin" and
+    "A1c" apart)."""
     chunks = [(chunk.start, chunk.end) for chunk in doc.noun_chunks]
     taken = {i for start, end in chunks for i in range(start, end)}
     spans = sorted(chunks + [(_modified_from(doc, token, taken), token.i + 1) for token in doc
@@ -301,7 +305,19 @@ def _noun_phrases(doc) -> list[str]:
             phrases[-1][1] = max(phrases[-1][1], end)
         else:
             phrases.append([start, end])
-    return [doc[start:end].text for start, end in phrases]
+    return phrases
+
+
+def _verbs(doc, spans: list[list[int]]) -> list[str]:
+    """The words (folded) the parse took for verbs or adverbs outside every noun phrase in ``spans``: what a question
+    says is done or how ("were *taught* to use an inhaler", "*sent home*", "does not *work anymore*"), which
+    :func:`nodes.concepts.analyse` does not take for a thing asked about. Not a verb's -ing form, which may name a
+    finding ("Can *vomiting* cause …"), nor the word after the auxiliary that opens a question, which is its subject's
+    ("Does *exercise* during pregnancy prevent …", "Can *mass* drug administration lead …")."""
+    inside = {i for start, end in spans for i in range(start, end)}
+    subject = 1 if len(doc) > 1 and doc[0].pos_ == "AUX" else None
+    return list(dict.fromkeys(token.text.casefold() for token in doc if token.i not in inside and token.i != subject
+                              and (token.pos_ == "ADV" or token.pos_ == "VERB" and token.tag_ != "VBG")))
 
 
 #: The dependencies of a noun: a word in one of them names a thing, whatever part of speech the parser gave it.
@@ -348,20 +364,21 @@ def detect_names(question: str, use_spacy: bool = True) -> list[str]:
     return _parse(question, use_spacy)[0]
 
 
-def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None]:
-    """The names ``question`` surely mentions, and its noun phrases (``None`` without spaCy): a question asked
-    again is not parsed again (:func:`_parsed`), and each caller gets lists of its own."""
-    found, chunks = _parsed(question, use_spacy)
-    return list(found), None if chunks is None else list(chunks)
+def _parse(question: str, use_spacy: bool) -> tuple[list[str], list[str] | None, list[str]]:
+    """The names ``question`` surely mentions, its noun phrases (``None`` without spaCy) and its :func:`_verbs`
+    (none without spaCy): a question asked again is not parsed again (:func:`_parsed`), and each caller gets lists of
+    its own."""
+    found, chunks, verbs = _parsed(question, use_spacy)
+    return list(found), None if chunks is None else list(chunks), list(verbs)
 
 
 @functools.lru_cache(maxsize=4_096)
-def _parsed(question: str, use_spacy: bool) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+def _parsed(question: str, use_spacy: bool) -> tuple[tuple[str, ...], tuple[str, ...] | None, tuple[str, ...]]:
     found: list[str] = []
     nlp = _spacy_model() if use_spacy else None
-    chunks = None
+    chunks, verbs = None, []
     if nlp is not None:
-        candidates, chunks = _spacy_parse(nlp, question)
+        candidates, chunks, verbs = _spacy_parse(nlp, question)
     else:
         candidates = [m.group(1) for rx in (_CUED, _POSSESSIVE) for m in rx.finditer(question)]
         candidates.sort(key=question.find)
@@ -372,7 +389,7 @@ def _parsed(question: str, use_spacy: bool) -> tuple[tuple[str, ...], tuple[str,
             found.append(name)
     found += [name for name in titled_surnames(question) if name not in found]
     found.sort(key=question.find)
-    return tuple(found), None if chunks is None else tuple(chunks)
+    return tuple(found), None if chunks is None else tuple(chunks), tuple(verbs)
 
 
 #: A title and one capitalized word after it, no other capitalized word following ("Has Mr. Okonkwo had ...").
@@ -467,13 +484,21 @@ def name_filters(question: str, use_spacy: bool = True) -> Filters:
     return parse(question, use_spacy)[0]
 
 
-def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | None]:
-    """The question's :func:`name_filters` and its noun phrases (``None`` without spaCy), from one parse.
+class Parsed(NamedTuple):
+    """What one parse of a question gives: its :func:`name_filters`, its noun phrases (``None`` without spaCy) and the
+    words it says are done or how (:func:`_verbs`; none without spaCy) — what :func:`nodes.concepts.analyse` reads."""
+    filters: Filters
+    phrases: list[str] | None
+    verbs: list[str]
+
+
+def parse(question: str, use_spacy: bool = True) -> Parsed:
+    """The question's :class:`Parsed`, from one parse.
 
     Raises:
         ValidationError: as :func:`name_filters`.
     """
-    patients, chunks = _parse(question, use_spacy)
+    patients, chunks, verbs = _parse(question, use_spacy)
     if len(patients) > MAX_NAMES:
         raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
@@ -484,7 +509,7 @@ def parse(question: str, use_spacy: bool = True) -> tuple[Filters, list[str] | N
                    and not _signed(question, name) and not _clinician(question, name)]
     candidates += [name for name in uncapitalized_names(question) if not set(name.casefold().split()) <= named]
     candidates += [name for name in uncapitalized_spans(question) if name not in candidates]
-    return Filters(patients=patients, candidates=candidates[:MAX_NAMES]), chunks
+    return Parsed(Filters(patients=patients, candidates=candidates[:MAX_NAMES]), chunks, verbs)
 
 
 _LOWER_WORD = re.compile(r"[a-z]+(?:['’-][a-z]+)*")

@@ -339,7 +339,7 @@ def test_a_question_asked_again_is_not_parsed_again_and_each_caller_owns_its_lis
     question = "What medications is Rebecca Wright taking for her gout, asked once more?"
     first = names.parse(question)
     calls = []
-    monkeypatch.setattr(names, "_spacy_parse", lambda *args: calls.append(args) or ([], []))
+    monkeypatch.setattr(names, "_spacy_parse", lambda *args: calls.append(args) or ([], [], []))
     again = names.parse(question)
     assert calls == [] and again[0] == first[0] and again[1] == first[1]
     again[0].patients.append("Somebody Else")
@@ -354,8 +354,8 @@ def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_as
     from nodes.concepts import analyse
 
     def asked(question: str) -> list[str]:
-        filters, phrases = names.parse(question)
-        return [concept.text for concept in analyse(question, filters.patients, phrases).concepts]
+        filters, phrases, verbs = names.parse(question)
+        return [concept.text for concept in analyse(question, filters.patients, phrases, verbs).concepts]
 
     # spaCy's small model attaches "omalizumab" as a preposition and chunks only "injections"
     assert asked("Which patients with asthma receive omalizumab injections?") == ["asthma", "omalizumab injections"]
