@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical, readings
-from summarizer.kinds import asks_whether
+from summarizer.kinds import asking_sentence, asks_whether, question_sentences
 
 #: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
 #: "Subject:"): a concept never holds one (with the index's stop words).
@@ -818,26 +818,6 @@ _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
 _POINTING = re.compile(r"\b(?:it|its|this)\b", re.IGNORECASE)
 #: Words of a sentence in which the writer speaks of themselves ("I'm covering for a colleague today").
 _WRITER = re.compile(r"(?<![\w/-])[Ii](?![\w/.-])|\b(?i:me|my|we|our)\b")
-#: Where a sentence ends: the mark and the space after it — not a title's, an initial's or an abbreviation's period
-#: ("Dr. Patel", "y. enterocolitica", "vs. LEEP"), nor a colon (a title's "Serovar specific immunity to Neisseria
-#: gonorrhoeae: does it exist?" asks of its topic).
-_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
-                           r"(?<!\b\w)[.!?]+\s+", re.IGNORECASE)
-
-
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Where each sentence of ``text`` begins and ends."""
-    starts = [0] + [end.end() for end in _SENTENCE_END.finditer(text) if end.end() < len(text)]
-    return list(zip(starts, starts[1:] + [len(text)]))
-
-
-def asking_sentence(text: str, sentences: list[tuple[int, int]] | None = None) -> tuple[int, int]:
-    """Where the sentence of ``text`` that asks begins and ends: the last holding a question mark, else the last (of
-    its ``sentences``, when they are cut already)."""
-    sentences = sentences or _sentences(text)
-    return next((span for span in reversed(sentences) if "?" in text[span[0]:span[1]]), sentences[-1])
-
-
 def _aside(text: str, concepts: list[Concept], places: list[tuple[int, int] | None], declared: frozenset[int],
            names: list[str] = ()) -> frozenset[int]:
     """The concepts of ``text`` the writer says of themselves around the sentence that asks (the last holding a question
@@ -846,7 +826,7 @@ def _aside(text: str, concepts: list[Concept], places: list[tuple[int, int] | No
     contagious?") — but those the writer declares (:attr:`Analysis.declared`): "I'm covering for a colleague today."
     before a question says whose question it is, not what it asks; a title's "Metered-dose inhalers." before "Do health
     care providers know what to teach?" says what it asks of."""
-    sentences = _sentences(text)
+    sentences = question_sentences(text)
     asking = asking_sentence(text, sentences)
     said = text[asking[0]:asking[1]]
     inside = [place is not None and asking[0] <= place[0] < asking[1] for place in places]

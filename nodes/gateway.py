@@ -51,7 +51,7 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, affirms, analyse, asked, asking_sentence, focal, grounding, mentions, names_kind, otherwise,
+from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, otherwise,
                             spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
@@ -64,7 +64,7 @@ from policies.gate import Gate
 from policies.tokens import ANONYMOUS
 from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient
 from summarizer.answers import Answerer, grounded_refusal
-from summarizer.kinds import kind_of
+from summarizer.kinds import asking_sentence, kind_of
 from summarizer.sentences import quotable
 from summarizer.summaries import withdrawn
 

@@ -66,11 +66,42 @@ def asks_whether(question: str) -> bool:
 
 def kind_of(question: str) -> str | None:
     """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say: the kind whose words
-    come first in it (of two at the same place, the first in :data:`KINDS`)."""
-    folded = question.casefold()
+    come first in the last sentence that asks and names one (of two at the same place, the first in :data:`KINDS`) —
+    a sentence holding a question mark, or one after the last that does ("… come back after you pass them? how to
+    prevent"); every sentence, where none holds one. What the writer says before asking is not asked: "My daughter
+    has been diagnosed with celiac disease. What foods does she need to avoid?" asks for a diet, not for a diagnosis;
+    "I was tested for HIV last week. How long does the window period last?" for no kind of the list."""
+    sentences = [question[start:end] for start, end in question_sentences(question)]
+    last = max((i for i, sentence in enumerate(sentences) if "?" in sentence), default=-1)
+    asking = [sentence for i, sentence in enumerate(sentences) if "?" in sentence or i > last]
+    return next((kind for sentence in reversed(asking) if (kind := _first_kind(sentence)) is not None), None)
+
+
+def _first_kind(text: str) -> str | None:
+    folded = text.casefold()
     found = [(match.start(), order, kind) for order, (kind, (asks, _)) in enumerate(KINDS.items())
              if (match := re.search(asks, folded))]
     return min(found)[2] if found else None
+
+
+#: Where a sentence ends: the mark and the space after it — not a title's, an initial's or an abbreviation's period
+#: ("Dr. Patel", "y. enterocolitica", "vs. LEEP"), nor a colon (a title's "Serovar specific immunity to Neisseria
+#: gonorrhoeae: does it exist?" asks of its topic).
+_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
+                           r"(?<!\b\w)[.!?]+\s+", re.IGNORECASE)
+
+
+def question_sentences(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of a question's ``text`` begins and ends."""
+    starts = [0] + [end.end() for end in _SENTENCE_END.finditer(text) if end.end() < len(text)]
+    return list(zip(starts, starts[1:] + [len(text)]))
+
+
+def asking_sentence(text: str, sentences: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """Where the sentence of ``text`` that asks begins and ends: the last holding a question mark, else the last (of
+    its ``sentences``, when they are cut already)."""
+    sentences = sentences or question_sentences(text)
+    return next((span for span in reversed(sentences) if "?" in text[span[0]:span[1]]), sentences[-1])
 
 
 def speaks_of(text: str, kind: str | None) -> bool:

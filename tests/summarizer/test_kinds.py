@@ -1,4 +1,5 @@
-"""What kind of answer a question asks for: read from the words that ask, before the topic's own."""
+"""What kind of answer a question asks for: read from the words that ask, before the topic's own, in the sentence
+that asks."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ from summarizer.kinds import kind_of, speaks_of
     ("What are the symptoms of Treacher Collins syndrome?", "symptoms"),
     ("How can I prevent the symptoms of gout?", "prevention"),
     ("What is gout?", None),
+    # the sentence that asks, not what the writer says before it ("diagnosed", "tested") …
+    ("Hello, my 6 year old daughter has been diagnosed with celiac disease. What foods does she need to avoid?", "diet"),
+    ("My father was diagnosed with Parkinson's last year. His hands shake. What medications are available?", "treatment"),
+    ("I was tested for HIV last week. How long does the window period last?", None),
+    ("I was diagnosed with lupus last year. Looking for treatment options.", "treatment"),
+    ("Can kidney stones come back after you pass them? how to prevent", "prevention"),
+    # … the one before, where the last naming a kind asks too (a title's own question mark)
+    ("What are the symptoms of Am I at Risk for Type 2 Diabetes? Taking Steps to Lower Your Risk of Getting Diabetes ?",
+     "symptoms"),
 ])
 def test_a_question_asks_for_the_kind_its_first_asking_words_name(question, kind):
     assert kind_of(question) == kind
