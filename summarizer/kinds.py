@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-#: Each kind: the words that ask for it (a regular expression over the folded question), and the word
+#: Each kind: the words that ask for it (a regular expression over the folded question; a consumer's too: "What can I
+#: take for …", "How do I get rid of …", "Will it go away?", "How do you get …"), and the word
 #: beginnings of texts that give it. The kind whose words come first in the question is its kind (a question asks
 #: before it names its topic: "What is the outlook for Testicular Cancer?" asks for an outlook, not a test).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -28,19 +29,21 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "diagnosis": (r"\b(diagnos|test|exam|detect|screen|find out)", (
         "test", "diagnos", "exam", "scan", "imaging", "biopsy", "blood", "mri", "x-ray", "ultrasound",
         "screen", "detect", "measure")),
-    "outlook": (r"\b(outlook|prognos|surviv|recover|life expectancy)", (
+    "outlook": (r"\b(outlook|prognos|surviv|recover|life expectancy|go away|how long (?:does|will|do|can|did) [a-z]+ last)", (
         "prognos", "outlook", "chance of recovery", "surviv", "recover", "depend")),
     "stages": (r"\b(stages?|phases?|grades?)\b", ("stage", "phase", "grade")),
     "complications": (r"\bcomplication", ("complication",)),
     "inheritance": (r"\b(inherit|genetic|hereditary)", ("inherit", "gene", "mutation", "hereditar")),
     "frequency": (r"\b(how (many|common)|frequen|prevalen|incidence)", (
         "percent", "%", "people", "affect", "common", "rare", "each year", "estimat")),
-    "causes": (r"\b(cause|why|result from|lead to|due to)", (
+    "causes": (r"\b(cause|why|result from|lead to|due to|contagious|how (?:do|does|did|can) (?:you|i|one|people|someone|a "
+               r"person) (?:get|catch)\b(?! rid))", (
         "cause", "due to", "result", "lead to", "infect", "exposure")),
     "symptoms": (r"\b(symptom|signs?\b|feel|complain)", (
         "symptom", "sign", "pain", "fever", "fatigue", "swell", "rash", "nausea", "cough", "weak", "numb",
         "bleed", "short of breath", "dizz", "headache")),
-    "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|prescri)", (
+    "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|prescri|get rid of|remed(?:y|ies)|what (?:can|should|do) "
+                  r"(?:i|we|he|she|you|they) take|what (?:helps|can help|will help|works))", (
         "treat", "therap", "medic", "drug", "surg", "dose", "mg", "prescri", "manag", "operation", "transplant",
         "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
 }

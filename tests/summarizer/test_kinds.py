@@ -17,6 +17,15 @@ from summarizer.kinds import kind_of, speaks_of
     ("What are the symptoms of Treacher Collins syndrome?", "symptoms"),
     ("How can I prevent the symptoms of gout?", "prevention"),
     ("What is gout?", None),
+    # as people ask it
+    ("What can I take for migraines?", "treatment"),
+    ("How do I get rid of warts?", "treatment"),
+    ("What helps with restless legs?", "treatment"),
+    ("Will it ever go away?", "outlook"),
+    ("How long does shingles last?", "outlook"),
+    ("How do you get tuberculosis?", "causes"),
+    ("Is hepatitis C contagious?", "causes"),
+    ("What is (are) Financial Help for Diabetes Care ?", None),
     # the sentence that asks, not what the writer says before it ("diagnosed", "tested") …
     ("Hello, my 6 year old daughter has been diagnosed with celiac disease. What foods does she need to avoid?", "diet"),
     ("My father was diagnosed with Parkinson's last year. His hands shake. What medications are available?", "treatment"),
