@@ -311,9 +311,10 @@ def _phrase_spans(doc) -> list[list[int]]:
 def _verbs(doc, spans: list[list[int]]) -> list[str]:
     """The words (folded) the parse took for verbs or adverbs outside every noun phrase in ``spans``: what a question
     says is done or how ("were *taught* to use an inhaler", "*sent home*", "does not *work anymore*"), which
-    :func:`nodes.concepts.analyse` does not take for a thing asked about. Not a verb's -ing form, which may name a
-    finding ("Can *vomiting* cause …"), nor the word after the auxiliary that opens a question, which is its subject's
-    ("Does *exercise* during pregnancy prevent …", "Can *mass* drug administration lead …")."""
+    :func:`nodes.concepts.analyse` tells from a thing asked about (:attr:`nodes.concepts.Analysis.done`). Not a verb's
+    -ing form, which may name a finding ("Can *vomiting* cause …"), nor the word after the auxiliary that opens a
+    question, which is its subject's ("Does *exercise* during pregnancy prevent …", "Can *mass* drug administration
+    lead …")."""
     inside = {i for start, end in spans for i in range(start, end)}
     subject = 1 if len(doc) > 1 and doc[0].pos_ == "AUX" else None
     return list(dict.fromkeys(token.text.casefold() for token in doc if token.i not in inside and token.i != subject
