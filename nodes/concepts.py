@@ -782,10 +782,13 @@ _DECLARING = re.compile(r"\b(?:ha(?:ve|s|d|ving)|diagnosed\s+with|suffer(?:s|ed|
                         re.IGNORECASE)
 
 
-def _analysis(question: str, terms: list[str], concepts: list[Concept], names: list[str] = ()) -> Analysis:
+def _analysis(question: str, terms: list[str], concepts: list[Concept], names: list[str] = (),
+              verbs: list[str] = ()) -> Analysis:
     """The analysis of ``question`` from its terms and concepts: which concept it asks for by name, if one; with
-    ``names`` (the patients it names), whether it asks yes or no of them."""
+    ``names`` (the patients it names), whether it asks yes or no of them; with ``verbs`` (the words the parser took for
+    verbs or adverbs), what it says was done."""
     named = bool(names)
+    said = frozenset(verbs)
     text = unicodedata.normalize("NFKC", question)
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
@@ -804,7 +807,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)),
                     had=frozenset(i for i in declared if _HAD.search(text[:places[i][0]])),
                     averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
-                                      if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]))
+                                      if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
+                    done=frozenset(i for i, concept in enumerate(concepts)
+                                   if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)))
 
 
 #: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son
@@ -1092,10 +1097,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     normal = unicodedata.normalize("NFKC", question)
     concepts = _once(_specified(normal, _spanned(normal, concepts)))
     terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
-    said = frozenset(verbs)
-    done = frozenset(i for i, concept in enumerate(concepts)
-                     if everyday(concept) and {word.casefold() for word in concept.text.split()} <= said)
-    return replace(_analysis(question, _grouped(terms, concepts), concepts, list(names)), done=done)
+    return _analysis(question, _grouped(terms, concepts), concepts, list(names), verbs)
 
 
 def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:
@@ -1992,9 +1994,10 @@ def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[in
     wanted = [analysis.wanted in group for group in groups]
     if len(groups) == 1:
         return {tuple(groups[0]): 1.0 + float(wanted[0])}
-    if not groups or stats is None or len(stats.concepts) != len(analysis.concepts) or stats.docs <= 0:
+    counted = mention_counts(analysis, stats)
+    if not groups or counted is None or stats.docs <= 0:
         return None
-    rarity = [math.log(1.0 + stats.docs / max(1, sum(stats.concepts[i] for i in group))) for group in groups]
+    rarity = [math.log(1.0 + stats.docs / max(1, sum(counted[i] for i in group))) for group in groups]
     return {tuple(group): r / sum(rarity) + float(named) for group, r, named in zip(groups, rarity, wanted)}
 
 
@@ -2045,6 +2048,12 @@ def unheard(concept: Concept, stats: CollectionStats) -> list[str]:
             and (terms := lexical.terms(word)) and set(terms) <= counted and not set(terms) & held]
 
 
+def mention_counts(analysis: Analysis, stats: CollectionStats | None) -> list[int] | None:
+    """How many passages mention each of ``analysis``'s concepts, if ``stats`` counted them: ``None`` when nothing was
+    counted, or what was counted is another reading's (its number of concepts differs)."""
+    return stats.concepts if stats is not None and len(stats.concepts) == len(analysis.concepts) else None
+
+
 def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient: bool = False,
               naming: bool = False) -> tuple[list[str], bool]:
     """What of the question no record the caller may search mentions, and whether the answer's hits are then
@@ -2069,9 +2078,7 @@ def grounding(analysis: Analysis, stats: CollectionStats | None, unknown_patient
     (:attr:`Analysis.done`: "Which patients with asthma were *taught* to use an inhaler?") is neither what is missing
     nor what is found."""
     groups = [kept for group in asked(analysis) if (kept := [i for i in group if i not in analysis.done])]
-    unheld = set()
-    if stats is not None and len(stats.concepts) == len(analysis.concepts):
-        unheld = {i for i, n in enumerate(stats.concepts) if n == 0}
+    unheld = {i for i, n in enumerate(mention_counts(analysis, stats) or []) if n == 0}
     absent = list(dict.fromkeys(analysis.concepts[i].text for group in groups for i in group if i in unheld))
     missing = [all(i in unheld for i in group) for group in groups]
     plain = all(everyday(analysis.concepts[i]) for gone, group in zip(missing, groups) if not gone for i in group)

@@ -51,8 +51,8 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mentions, names_kind, otherwise,
-                            spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
+from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
+                            otherwise, spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
 from nodes.merge import depth, fuse, lexical_depth, merge, summed
@@ -225,8 +225,7 @@ class Gateway(NodeService):
         again = analyse(text, [*filters.patients, *taken], parsed.phrases, parsed.verbs)
         if stats is None:  # nothing was counted the first time: nothing to count again
             return again, None
-        counted = dict(zip((concept.alternatives for concept in analysis.concepts), stats.concepts)) \
-            if len(stats.concepts) == len(analysis.concepts) else {}
+        counted = dict(zip((concept.alternatives for concept in analysis.concepts), mention_counts(analysis, stats) or ()))
         if all(concept.alternatives in counted for concept in again.concepts):
             return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]})
         return again, await self._count(request, ask.question, again, budget, trace, Guesses())
@@ -481,8 +480,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
             return frozenset(g for g, concepts in enumerate(things) if mentions(text, concepts))
         # … from a text on what the writer has, if the records mention it ("I have gout. What foods should I avoid?"
         # is not answered by a text on diverticular disease)
-        had = [g for g, group in enumerate(groups) if set(group) & analysis.had and stats is not None
-               and len(stats.concepts) == len(analysis.concepts) and any(stats.concepts[i] for i in group)]
+        counted = mention_counts(analysis, stats)
+        had = [g for g, group in enumerate(groups)
+               if set(group) & analysis.had and counted is not None and any(counted[i] for i in group)]
         if not had:
             return Focus(says=says)
         cited = list(enumerate(answer.cited(), 1))

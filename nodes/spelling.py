@@ -34,7 +34,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_TERMS, CollectionStats, Hit
-from nodes.concepts import ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, members, mentions, written
+from nodes.concepts import (ABBREVIATIONS, BRANDS, KINDS, SYNONYMS, Analysis, Concept, members, mention_counts, mentions,
+                            written)
 from nodes.data import lexical
 
 #: The shortest word guessed at: shorter words are one edit from too many others ("gout", "goat", "glut").
@@ -190,7 +191,7 @@ def respelled(analysis: Analysis, stats: CollectionStats | None,
     ``None`` when nothing is so read: a concept no record mentions in any spelling near the question's, or only
     passages below the best, stays absent. Beside them, how each word so read was read (as :attr:`bus.asking.Answer.
     read_as` tells the asker: "metfromin" → "metformin")."""
-    if stats is None or len(stats.concepts) != len(analysis.concepts) or not hits:
+    if mention_counts(analysis, stats) is None or not hits:
         return None
     unknown = {term for term, n in stats.df.items() if n == 0 and "|" not in term}
     if not unknown or not any(n == 0 for n in stats.concepts):

@@ -11,6 +11,7 @@ that give it (:mod:`summarizer.answer`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: Each kind: the words that ask for it (a regular expression over the folded question; a consumer's too: "What can I
@@ -67,13 +68,15 @@ def asks_whether(question: str) -> bool:
     return _YES_NO.match(question) is not None
 
 
+@functools.lru_cache(maxsize=4_096)
 def kind_of(question: str) -> str | None:
     """The kind of answer ``question`` asks for (a key of :data:`KINDS`), if its words say: the kind whose words
     come first in the last sentence that asks and names one (of two at the same place, the first in :data:`KINDS`) —
     a sentence holding a question mark, or one after the last that does ("… come back after you pass them? how to
     prevent"); every sentence, where none holds one. What the writer says before asking is not asked: "My daughter
     has been diagnosed with celiac disease. What foods does she need to avoid?" asks for a diet, not for a diagnosis;
-    "I was tested for HIV last week. How long does the window period last?" for no kind of the list."""
+    "I was tested for HIV last week. How long does the window period last?" for no kind of the list. A question asked
+    again, or by the gateway's fusion and then its answer, is not read again."""
     sentences = [question[start:end] for start, end in question_sentences(question)]
     last = max((i for i, sentence in enumerate(sentences) if "?" in sentence), default=-1)
     asking = [sentence for i, sentence in enumerate(sentences) if "?" in sentence or i > last]
