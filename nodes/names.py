@@ -433,8 +433,15 @@ _PARTICLES = {"de", "del", "della", "di", "da", "dos", "das", "du", "van", "von"
 _LONGEST_CANDIDATE = 4
 
 
+#: The auxiliaries a question asking yes or no opens with that :data:`_WORDS_THAT_ARE_NOT_NAMES` does not hold: capitalized
+#: there only because they open it ("Was Zorblat Quixote sent home?" names Zorblat Quixote; "Will" may be a name
+#: elsewhere).
+_OPENING_AUXILIARIES = frozenset("was were can could should would will may might must shall do".split())
+
+
 def _runs(question: str) -> list[list[str]]:
-    """Runs of capitalized words (particles allowed inside) separated by nothing but spaces (not a line break)."""
+    """Runs of capitalized words (particles allowed inside) separated by nothing but spaces (not a line break); an
+    auxiliary opening a sentence (:data:`_OPENING_AUXILIARIES`) is no word of one."""
     runs: list[list[str]] = []
     current: list[str] = []
     end = 0
@@ -444,7 +451,8 @@ def _runs(question: str) -> list[list[str]]:
         word = word[:-2] if possessive else word
         gap = question[end:match.start()]
         joined = current and gap.isspace() and "\n" not in gap
-        capital = word[0].isupper() and word not in _WORDS_THAT_ARE_NOT_NAMES
+        capital = word[0].isupper() and word not in _WORDS_THAT_ARE_NOT_NAMES and not (
+            word.casefold() in _OPENING_AUXILIARIES and question[:match.start()].rstrip()[-1:] in ("", ".", "?", "!"))
         if capital or (joined and word.lower() in _PARTICLES):
             if not joined:
                 runs.append(current)

@@ -349,6 +349,18 @@ def test_a_question_asked_again_is_not_parsed_again_and_each_caller_owns_its_lis
 
 
 @pytest.mark.skipif(_spacy_model() is None, reason="the optional 'names' extra (spaCy) is not installed")
+def test_the_auxiliary_a_question_opens_with_is_no_word_of_a_name():
+    """"Was Zorblat Quixote sent home with antibiotics?" was answered "No records of Was Zorblat Quixote.": the
+    capitalized run that opens a question asking yes or no held its auxiliary."""
+    from nodes import names
+
+    assert names.parse("Was Zorblat Quixote sent home with antibiotics?").filters.candidates == ["Zorblat Quixote"]
+    assert names.parse("Were Ana Ruiz and Bo Li seen?").filters.candidates == ["Ana Ruiz"]
+    assert "Can Zorblat" not in names.candidate_names("Can Zorblat Quixote take ibuprofen?")
+    assert names.candidate_names("I read the note. Should Zorblat Quixote stop warfarin?") == ["Zorblat Quixote"]
+    assert names.candidate_names("Has Will Turner had surgery?") == ["Will Turner"], "a given name inside a question"
+
+
 def test_a_noun_the_parse_leaves_out_of_every_phrase_is_still_part_of_what_is_asked():
     from nodes import names
     from nodes.concepts import analyse
