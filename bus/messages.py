@@ -204,16 +204,19 @@ class Query(_Model):
     Lexical ranking takes two passes, as Elasticsearch's ``dfs_query_then_fetch`` does: a query with
     ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
     ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
-    scores its passages with them. ``mode`` says which lists a leaf returns (:data:`Mode`), the lexical one
-    ``lexical_k`` deep (``k`` without it: a hybrid question fuses a shallower one). In a hybrid query a
-    leaf gives each hit its best sentence's similarity (:attr:`Hit.sentence`) unless ``weigh`` is false: a router
-    asks the leaves of its own process so, and weighs only what survives its merge (:func:`nodes.leaf.weigh_here`).
-    ``focused`` is the question without the patients' names it filters by, embedded alike (empty: none): a leaf
-    holding a named patient scores those patients' passages, and weighs their sentences, by it — by what is asked of
-    them, not by whom ("Is Justin on apixaban?" is nearer his social history than his apixaban; "Is on apixaban?" is
-    not). ``per_patient`` (a question asking which patients, :func:`nodes.demographics.asks_which`) makes every passage
-    about one patient one piece of evidence, as copies are (``collapse``): each patient's best hit
-    stands for them, listing the others — except at a leaf that restricts the search to patients the question names.
+    scores its passages with them. The query proper asks to ``recount`` too: each leaf counts the ``terms`` and
+    ``concepts`` again beside its hits, summed up the tree, so that the gateway knows whether the sums it searched
+    with — of the first pass, or remembered from earlier questions, which skips it (:mod:`nodes.counts`) — held.
+    ``mode`` says which lists a leaf returns (:data:`Mode`), the lexical one ``lexical_k`` deep (``k`` without it: a
+    hybrid question fuses a shallower one). In a hybrid query a leaf gives each hit its best sentence's similarity
+    (:attr:`Hit.sentence`) unless ``weigh`` is false: a router asks the leaves of its own process so, and weighs only
+    what survives its merge (:func:`nodes.leaf.weigh_here`). ``focused`` is the question without the patients' names
+    it filters by, embedded alike (empty: none): a leaf holding a named patient scores those patients' passages, and
+    weighs their sentences, by it — by what is asked of them, not by whom ("Is Justin on apixaban?" is nearer his
+    social history than his apixaban; "Is on apixaban?" is not). ``per_patient`` (a question asking which patients,
+    :func:`nodes.demographics.asks_which`) makes every passage about one patient one piece of evidence, as copies are
+    (``collapse``): each patient's best hit stands for them, listing the others — except at a leaf that restricts the
+    search to patients the question names.
 
     A query with ``want = "record"`` asks for every passage of the ``records`` named (what the caller may see of
     them), scored like any hit: the gateway's follow-up for the rest of the record an answer quotes. One with
@@ -241,6 +244,7 @@ class Query(_Model):
     terms: list[_QueryTerm] = Field(default_factory=list, max_length=MAX_TERMS)
     concepts: list[_Concept] = Field(default_factory=list, max_length=MAX_CONCEPTS)
     stats: CollectionStats | None = None
+    recount: bool = False
     lexical_k: int | None = Field(None, ge=1, le=MAX_K)
     weigh: bool = True
     focused: bytes = Field(b"", max_length=MAX_DIM * 4)
@@ -451,7 +455,7 @@ class SearchResult(_Model):
             filtered and unfiltered children keeps only the filtered children's hits.
         names: each question name some leaf of this subtree knows, with the leaves that know it.
         lexical: the best hits by BM25 (a ``lexical`` or ``hybrid`` query), in the same total order.
-        stats: the subtree's :class:`CollectionStats` (a ``want = "stats"`` query).
+        stats: the subtree's :class:`CollectionStats` (a ``want = "stats"`` query, or one that asks to ``recount``).
     """
 
     hits: list[Hit] = Field(default_factory=list)

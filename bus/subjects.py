@@ -3,7 +3,8 @@
 A node's place in the organization tree is a dotted *path* of lower-case tokens, e.g.
 ``hospital_a.medicine``. Its query endpoint is ``fed.q.<path>``; ingestion for it goes to
 ``fed.ingest.<path>``; the federation-wide gateway listens on ``fed.ask`` and an organization's own on
-``fed.ask.<org>``; an organization answers with its public keys on ``fed.keys.<org>``; every node is a
+``fed.ask.<org>``; an organization answers with its public keys on ``fed.keys.<org>`` and says that its records
+(or what a caller may search of them) may have changed on ``fed.changed.<org>``; every node is a
 NATS micro service, discovered on ``$SRV.PING|INFO|STATS``; replies come back on inboxes, ``_INBOX.…``
 or ``_INBOX_<name>.…``. Tokens are restricted so that a path can never smuggle a NATS wildcard (``*``,
 ``>``) or an empty token into a subject.
@@ -20,6 +21,7 @@ FEDERATION = "fed"
 QUERY_PREFIX = "fed.q"
 INGEST_PREFIX = "fed.ingest"
 KEYS_PREFIX = "fed.keys"
+CHANGED_PREFIX = "fed.changed"
 ASK = "fed.ask"
 #: The micro services' discovery prefix, and the verbs it answers.
 DISCOVERY = "$SRV"
@@ -59,6 +61,11 @@ def ask_subject(org: str | None = None) -> str:
 def keys_subject(org: str) -> str:
     """Where ``org`` answers with its public key set: ``fed.keys.<org>``."""
     return f"{KEYS_PREFIX}.{validate_path(org)}"
+
+
+def changed_subject(org: str) -> str:
+    """Where ``org`` says that its records may have changed (a leaf applied a write, or started): ``fed.changed.<org>``."""
+    return f"{CHANGED_PREFIX}.{validate_path(org)}"
 
 
 def discovery_subject(verb: str) -> str:

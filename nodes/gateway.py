@@ -38,6 +38,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+import nats.errors
 import numpy as np
 
 from bus import codec
@@ -48,9 +49,10 @@ from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
 from bus.messages import FETCH_K, MAX_CONCEPTS, MAX_PASSAGES_NAMED, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
 from bus.scatter import ChildOutcome, scatter_gather
-from bus.subjects import ASK, path_of, query_subject
+from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
+from nodes.counts import Counts, agrees, complete
 from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
                             otherwise, spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
@@ -110,6 +112,10 @@ class Gateway(NodeService):
         self._long_lane = asyncio.Semaphore(1)
         # (leaf path, passage id, digest of its text and patient) -> its quotable sentences' vectors, stored at ingestion
         self._passage_sentences: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        #: What the records hold of the words of questions asked before, per caller: the first pass, remembered.
+        self.counts = Counts()
+        self._changes = None
+        self._reconnects = 0
 
     def describe(self) -> dict[str, str]:
         return {**super().describe(), "children": ",".join(self.orgs)}
@@ -129,8 +135,29 @@ class Gateway(NodeService):
             await loop.run_in_executor(None, name_filters, "warm up Mr. John Smith", self.use_spacy)
             await loop.run_in_executor(None, dictionary)
         await super().start(nc, here=here)
+        # what changed while no connection could hear it is not known: counted again (:mod:`nodes.counts`)
+        self.counts.forget()
+        self._reconnects = nc.stats["reconnects"]
+        self._changes = await nc.subscribe(any_under(CHANGED_PREFIX), cb=self._changed)
+
+    async def stop(self) -> None:
+        if self._changes is not None:
+            changes, self._changes = self._changes, None
+            try:
+                await changes.unsubscribe()
+            except nats.errors.Error:  # the connection is gone: so is the subscription
+                pass
+        await super().stop()
+
+    async def _changed(self, _msg) -> None:
+        """An organization's records may have changed: nothing counted before is known to hold."""
+        self.counts.forget()
+        self.counters["counts.forgotten"] += 1
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
+        if self.nc.stats["reconnects"] != self._reconnects:  # the connection was lost meanwhile: see start
+            self.counts.forget()
+            self._reconnects = self.nc.stats["reconnects"]
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
         k = self.gate.limit_k(caller, ask.k or self.k, self.path, trace)
         beating = asyncio.get_running_loop().create_task(self._heartbeats(request, trace))
@@ -169,11 +196,13 @@ class Gateway(NodeService):
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
                                   collapse=ask.collapse, per_patient=per_patient,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
-                                  terms=analysis.terms if lexical else [], stats=stats if lexical else None,
+                                  terms=analysis.terms, stats=stats if lexical else None, recount=stats is not None,
+                                  concepts=[[list(option) for option in c.alternatives] for c in analysis.concepts],
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, k, budget, trace, why, asked)
+        stats = self._recounted(request, query, stats, outcomes)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, asked, trace, (time.monotonic() - started) * 1000.0)
         analysis, stats = await self._whose(request, ask, filters, analysis, stats, answer, budget, trace)
@@ -329,16 +358,41 @@ class Gateway(NodeService):
         own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say)."""
         if not analysis.terms and not analysis.concepts:
             return None
-        query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=analysis.terms + guessed.terms,
-                      concepts=[[list(option) for option in concept.alternatives]
-                                for concept in analysis.concepts + guessed.concepts])
+        terms, concepts = analysis.terms + guessed.terms, [c.alternatives for c in analysis.concepts + guessed.concepts]
+        scope = _scope(request)
+        remembered = self.counts.recall(scope, terms, concepts)
+        if remembered is not None:
+            self.counters["counts.remembered"] += 1
+            return remembered
+        query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=terms,
+                      concepts=[[list(option) for option in concept] for concept in concepts])
         outcomes = await scatter_gather(
             self.nc, [query_subject(org) for org in self.orgs], codec.encode(query),
             budget_ms=min(budget.for_children(), STATS_SHARE * budget.remaining_ms()),
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, "stats"), h.TRACE: trace},
             max_leaves=self.max_leaves,
         )
-        return summed(outcomes)
+        stats = summed(outcomes)
+        if stats is not None:
+            self.counts.remember(scope, terms, concepts, stats, outcomes)
+        return stats
+
+    def _recounted(self, request, query: Query, stats: CollectionStats | None,
+                   outcomes: list[ChildOutcome]) -> CollectionStats | None:
+        """The counts the rest of the answer is judged by: those the search was made with (``stats``, remembered or
+        just counted) if the search, which counted its words again at every leaf, agrees; else what it counted —
+        a write raced the question, or the memory missed a change — which is remembered instead, when every
+        organization gave it (:mod:`nodes.counts`)."""
+        if stats is None or not query.recount:
+            return stats
+        counted = summed(outcomes)
+        if agrees(stats, counted, query.terms, len(query.concepts)) or not complete(outcomes):
+            return stats
+        self.counters["counts.stale"] += 1
+        scope = _scope(request)
+        self.counts.forget(scope)
+        self.counts.remember(scope, query.terms, [tuple(map(tuple, c)) for c in query.concepts], counted, outcomes)
+        return counted
 
     def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters,
                about: list[list[list[str]]], asked: Whom, trace: str, took_ms: float) -> Answer:
@@ -356,7 +410,7 @@ class Gateway(NodeService):
                         patients=applied_filter(filters, list(result.names)) if result.filtered else [],
                         embedding=query.embedding if ask.include_embedding else None,
                         focused=(query.focused or None) if ask.include_embedding else None,
-                        terms=query.terms if ask.include_embedding else [],
+                        terms=query.terms if ask.include_embedding and ask.mode != "dense" else [],
                         about=about if ask.include_embedding else [])
         short = self._shortfall(ask, answer)
         if short:
@@ -437,6 +491,12 @@ def _asks_a_thing(question: str, analysis: Analysis) -> bool:
     care Nancy Levy received"), is answered by the story of the illness, which notes tell with the patient's name."""
     kind = kind_of(question)
     return bool(analysis.concepts or kind) and kind != "causes" and not _STORY.search(question)
+
+
+def _scope(request) -> str:
+    """Whose counts a question's are (:mod:`nodes.counts`): its bearer token's (a token is one identity, with the
+    policies that admit it), or nobody's in particular in an open federation."""
+    return (request.headers or {}).get(h.AUTHORIZATION, "")
 
 
 def _read(question: str) -> str:

@@ -6,9 +6,10 @@ asks its retriever (:mod:`nodes.data.retrievers`) for its complete top ``k`` of 
 (:meth:`policies.gate.Gate.visible`, per passage), counting what was hidden. A query that asks for
 ``vectors`` (a summarizing router above) gets each hit's stored vector with it. A query that wants
 ``stats`` gets, instead of hits, what the passages the caller may see hold of its words; one that wants a
-``record`` gets every passage of the records it names that the caller may see. A hybrid query from a router of
-the same process comes with ``weigh`` false: the router weighs its hits' best sentences once its merge has
-chosen which go up (:func:`weigh_here`), most of what its leaves send going no further.
+``record`` gets every passage of the records it names that the caller may see. A search asks to ``recount``: it gets
+those counts beside its hits, so that the gateway knows whether the counts it searched with held (:mod:`nodes.counts`).
+A hybrid query from a router of the same process comes with ``weigh`` false: the router weighs its hits' best
+sentences once its merge has chosen which go up (:func:`weigh_here`), most of what its leaves send going no further.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ import numpy as np
 from bus import headers as h
 from bus.budget import Budget
 from bus.errors import ModelMismatchError
-from bus.messages import Coverage, Hit, NodeReport, Query, SearchResult
+from bus.messages import CollectionStats, Coverage, Hit, NodeReport, Query, SearchResult
 from bus.subjects import query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.data.ingest import Ingestor
+from nodes.data.ingest import Ingestor, changed
 from nodes.data.retrievers import Retriever, weigh
 from nodes.merge import capped, distinct
 from policies.gate import Gate
@@ -82,6 +83,7 @@ class Leaf(NodeService):
         await super().start(nc, here=here)
         if here:
             _HERE[self.path] = self
+        await changed(nc, self.path)  # what it holds, or whom it lets search it, may not be what it was
         if self.ingestor is not None:
             await self.ingestor.start(nc)
 
@@ -100,6 +102,19 @@ class Leaf(NodeService):
         if len(query.vector()) != self.retriever.dim:
             raise ModelMismatchError(f"query vector has {len(query.vector())} dimensions, "
                                      f"{self.path} expects {self.retriever.dim}")
+
+    async def _count(self, query: Query, caller) -> CollectionStats:
+        """What the passages the caller may see hold of the query's terms and concepts — counted from memory at once
+        when it can be (the terms of recent questions, no write under way, nothing hidden from the caller): a hop to
+        a worker thread costs more than the counting."""
+        if self.gate.filters_passages(caller):
+            return await asyncio.get_running_loop().run_in_executor(
+                None, self.retriever.stats, query, lambda metadata: self.gate.visible(caller, metadata))
+        stats = self.retriever.stats_at_hand(query)
+        self.counters["stats.at_hand"] += stats is not None
+        if stats is None:
+            stats = await asyncio.get_running_loop().run_in_executor(None, self.retriever.stats, query, None)
+        return stats
 
     async def handle(self, request, query: Query, budget: Budget, caller) -> SearchResult:
         if query.want != "stats":
@@ -121,18 +136,14 @@ class Leaf(NodeService):
         coverage = Coverage()
         coverage.count("successful")
         if query.want == "stats":
-            judge = visible if self.gate.filters_passages(caller) else None
-            # counted from memory at once when it can be (the terms of recent questions, no write under way, nothing
-            # hidden from the caller): a hop to a worker thread costs more than the counting
-            stats = self.retriever.stats_at_hand(query) if judge is None else None
-            self.counters["stats.at_hand"] += stats is not None
-            if stats is None:
-                stats = await loop.run_in_executor(None, self.retriever.stats, query, judge)
+            stats = await self._count(query, caller)
             took = round((time.monotonic() - started) * 1000.0, 2)
             self.counters["stats"] += 1
             return SearchResult(stats=stats, took_ms=took, coverage=coverage,
                                 nodes={self.subject: NodeReport(status="successful", took_ms=took)})
         found = await loop.run_in_executor(None, self.retriever.search, query, visible)
+        stats = await self._count(query, caller) if query.recount and query.want == "hits" else None
+        self.counters["stats.recounted"] += stats is not None
         self.gate.hidden(caller, self.path, trace, hidden)
         hits, lexical = capped(found.hits, found.lexical, self.gate.max_passages(caller))
         took = round((time.monotonic() - started) * 1000.0, 2)
@@ -140,7 +151,7 @@ class Leaf(NodeService):
         self.counters["hits"] += distinct(hits, lexical)
         if query.mode == "hybrid" and query.weigh:
             self.counters["sentences.weighed"] += distinct(found.hits, found.lexical)
-        return SearchResult(hits=hits, lexical=lexical, took_ms=took, coverage=coverage,
+        return SearchResult(hits=hits, lexical=lexical, took_ms=took, coverage=coverage, stats=stats,
                             filtered=found.filtered, names={name: [self.path] for name in found.known},
                             nodes={self.subject: NodeReport(status="successful", took_ms=took,
                                                             hits=distinct(hits, lexical))})

@@ -4,15 +4,16 @@ Each organization ``<org>`` connects as user ``org_<org>`` and may only:
 
 * serve its own subjects — subscribe ``fed.q.<org>`` and ``fed.q.<org>.>`` (so no other organization
   can pose as one of its nodes), ``fed.keys.<org>`` (its public keys) and ``$SRV.>`` (discovery);
-* call its own children (publish ``fed.q.<org>.>``), fetch other organizations' public keys
+* call its own children (publish ``fed.q.<org>.>``), say that its records changed (``fed.changed.<org>``, which
+  gateways hear to forget what they counted of them), fetch other organizations' public keys
   (``fed.keys.*``), discover (``$SRV.>``), feed and consume its own ingestion stream
   ``FEDRAG_INGEST_<org>`` (``fed.ingest.<org>.>`` and that stream's JetStream API);
 * receive replies on its own inbox prefix ``_INBOX_<org>.>`` only, and answer the requests it gets.
 
 Each organization may run a gateway for its own users (there is no central party), as user
-``gateway_<org>``: it serves ``fed.ask.<org>``, calls organizations' roots (``fed.q.*``), fetches keys
-and receives replies on ``_INBOX_gw_<org>.>``; ``fedrag up`` runs one federation-wide gateway, user
-``gateway``, on ``fed.ask``.
+``gateway_<org>``: it serves ``fed.ask.<org>``, calls organizations' roots (``fed.q.*``), hears their changes
+(``fed.changed.*``), fetches keys and receives replies on ``_INBOX_gw_<org>.>``; ``fedrag up`` runs one
+federation-wide gateway, user ``gateway``, on ``fed.ask``.
 
 Each person asks as a broker user of their own, ``user_<id>``: they may ask (``fed.ask``,
 ``fed.ask.<org>``), discover and fetch keys, and receive replies only on their own inbox prefix
@@ -46,8 +47,9 @@ import bcrypt
 
 from bus._system import write_atomically
 from bus.ingest import stream_api, stream_subjects
-from bus.subjects import (ASK, DISCOVERY, DISCOVERY_VERBS, FEDERATION, KEYS_PREFIX, QUERY_PREFIX, any_under,
-                          ask_subject, below, discovery_subject, inbox, keys_subject, query_subject)
+from bus.subjects import (ASK, CHANGED_PREFIX, DISCOVERY, DISCOVERY_VERBS, FEDERATION, KEYS_PREFIX, QUERY_PREFIX,
+                          any_under, ask_subject, below, changed_subject, discovery_subject, inbox, keys_subject,
+                          query_subject)
 
 CLIENT = "client"
 #: The federation-wide gateway ``fedrag up`` runs on ``fed.ask`` (organizations' own gateways are ``gateway_<org>``).
@@ -118,7 +120,7 @@ def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
         org = user[4:]
         root = query_subject(org)
         return {
-            "publish": {"allow": [below(root), keys, discovery, *stream_subjects(org),
+            "publish": {"allow": [below(root), changed_subject(org), keys, discovery, *stream_subjects(org),
                                   replies,  # ingestion reports to the org's own `fedrag ingest`
                                   *stream_api(org)]},
             "subscribe": {"allow": [root, below(root), keys_subject(org), discovery, replies]},
@@ -128,7 +130,7 @@ def permissions(user: str, issuers: dict[str, str] | None = None) -> dict:
         serves = ask_subject(None if user == GATEWAY else user[8:])
         return {
             "publish": {"allow": [any_under(QUERY_PREFIX), keys, discovery]},
-            "subscribe": {"allow": [serves, discovery, replies]},
+            "subscribe": {"allow": [serves, any_under(CHANGED_PREFIX), discovery, replies]},
             "allow_responses": RESPONSES,
         }
     if user.startswith("user_"):

@@ -23,7 +23,7 @@ from bus.subjects import INBOX
 from bus import codec
 from bus.errors import FedragError
 from bus.ingest import ACK_WAIT_S, REPORT, IngestBatch, IngestReport, durable_name, ensure_stream, stream_name
-from bus.subjects import ingest_subject, org_of
+from bus.subjects import changed_subject, ingest_subject, org_of
 from nodes.data.records import Record
 from nodes.data.store import LeafStore
 
@@ -133,6 +133,7 @@ class Ingestor:
             await message.nak(delay=5.0)
             return
         await message.ack()  # after the commit: a crash before this line means a harmless redelivery
+        await changed(self._nc, self.path)
         self.counters["batches"] += 1
         self.counters["records"] += len(records) + len(batch.deletes)
         await self._report(message, IngestReport(batch=batch.batch, part=batch.part, path=self.path,
@@ -146,3 +147,14 @@ class Ingestor:
             await self._nc.publish(subject, codec.encode(report))
         except (nats.errors.Error, FedragError) as exc:
             log.info("%s: could not report batch %s: %s", self.path, report.batch, exc)
+
+
+async def changed(nc: Client | None, path: str) -> None:
+    """Says that the records of the leaf at ``path`` may have changed (:func:`bus.subjects.changed_subject`), so that
+    gateways forget what they counted of them (:mod:`nodes.counts`)."""
+    if nc is None:
+        return
+    try:
+        await nc.publish(changed_subject(org_of(path)), b"")
+    except nats.errors.Error as exc:  # a gateway that misses it learns it from the next search's count
+        log.info("%s: could not say that its records changed: %s", path, exc)

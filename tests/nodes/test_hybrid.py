@@ -197,12 +197,18 @@ async def test_a_question_of_stop_words_or_search_syntax_is_answered_never_an_er
 async def test_a_question_asked_again_is_counted_from_memory_at_every_leaf_with_the_same_answer(demo_federation, nc):
     leaves = [node for org in ("hospital_a", "hospital_b", "hospital_c") for node in demo_federation._nodes[org]
               if node.role == "leaf"]
+    gateway = demo_federation.gateway
     question = "Which patients with heart failure have edema?"
     first = await ask(nc, AskRequest(question=question))
-    before = {leaf.path: (leaf.counters["stats"], leaf.counters["stats.at_hand"]) for leaf in leaves}
+    before = {leaf.path: (leaf.counters["stats"], leaf.counters["stats.recounted"], leaf.counters["stats.at_hand"])
+              for leaf in leaves}
+    remembered, stale = gateway.counters["counts.remembered"], gateway.counters["counts.stale"]
     again = await ask(nc, AskRequest(question=question))
-    assert len(leaves) == 10 and all(leaf.counters["stats"] == before[leaf.path][0] + 1 for leaf in leaves)
-    assert all(leaf.counters["stats.at_hand"] == before[leaf.path][1] + 1 for leaf in leaves), \
-        "the words were read by the first question: the second is counted on the event loop"
+    assert len(leaves) == 10 and all(leaf.counters["stats"] == before[leaf.path][0] for leaf in leaves), \
+        "the gateway remembers what the first question counted: no first pass"
+    assert all(leaf.counters["stats.recounted"] == before[leaf.path][1] + 1 for leaf in leaves), "the search counts"
+    assert all(leaf.counters["stats.at_hand"] == before[leaf.path][2] + 1 for leaf in leaves), \
+        "the words were read by the first question: the search counts them on the event loop"
+    assert (gateway.counters["counts.remembered"], gateway.counters["counts.stale"]) == (remembered + 1, stale)
     assert [(hit.path, hit.id, hit.score) for hit in again.hits] == [(hit.path, hit.id, hit.score) for hit in first.hits]
     assert first.hits and (again.absent, again.closest) == (first.absent, first.closest), "grounded on the same counts"

@@ -1,0 +1,115 @@
+"""What the records hold of a question's words, remembered, so that the gateway's first pass can be skipped.
+
+Every question is counted before it is searched (:meth:`nodes.gateway.Gateway._count`, the first of its two
+passes): how many passages the caller may search and their total length, how many hold each of its terms, how many
+mention each of its concepts — what BM25 scores with and what grounding and names are judged by. What the records
+hold of one word does not depend on the question it is in, so the gateway remembers the sums word by word (each
+term, each concept), per caller: what one may search is not what another may. A question whose words are all
+remembered skips the first pass and is searched with the remembered sums.
+
+Every search also counts its words again at each leaf (``Query.recount``, from the leaf's own memory of the words it
+read), summed up the tree beside the hits, so the gateway learns what the records held when they were searched
+(:func:`agrees`). They are forgotten:
+
+* all of them, when an organization says its records may have changed (a leaf applied a write or started, with
+  the policies it started with: ``fed.changed.<org>``), and when the gateway's connection to the broker was
+  lost (it may have missed such a notice);
+* a caller's, when a search counted otherwise than what it was searched with (a change that raced the question,
+  or an organization that failed to answer): what was counted then is used for the rest of the answer.
+
+Only counts every organization gave (successful, or denied: both last as long as its process) are remembered,
+so a question searched with remembered counts is scored as one searched after its own first pass: federated
+still equals centralized, as the tests check.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+
+from bus.messages import CollectionStats
+from bus.scatter import ChildOutcome
+
+#: How many words' counts are remembered, over all callers (a term or a concept each; an entry is a few dozen bytes).
+REMEMBERED_WORDS = 50_000
+#: How many callers' counts are remembered (past it, everyone's are forgotten: tokens come and go).
+REMEMBERED_CALLERS = 4_096
+#: The outcomes of an organization whose counts last: it answered, or its policies refused the caller.
+LASTING = frozenset({"successful", "denied"})
+
+Concept = tuple[tuple[str, ...], ...]
+
+
+class Counts:
+    """The sums of the first pass, per caller (``scope``: anything hashable that tells callers apart)."""
+
+    def __init__(self, size: int = REMEMBERED_WORDS) -> None:
+        self.size = size
+        self._totals: dict[Hashable, tuple[int, int, int]] = {}  # docs, length, people
+        self._words: OrderedDict[tuple[Hashable, str, str | Concept], int] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def recall(self, scope: Hashable, terms: Sequence[str], concepts: Sequence[Concept]) -> CollectionStats | None:
+        """The counts of ``terms`` and ``concepts`` for ``scope``, if every one of them is remembered, else ``None``."""
+        totals = self._totals.get(scope)
+        if totals is None:
+            return None
+        keys = [(scope, "term", term) for term in dict.fromkeys(terms)] + [(scope, "concept", c) for c in concepts]
+        if not all(key in self._words for key in keys):
+            return None
+        for key in keys:
+            self._words.move_to_end(key)
+        docs, length, people = totals
+        return CollectionStats(docs=docs, length=length, people=people,
+                               df={key[2]: self._words[key] for key in keys if key[1] == "term"},
+                               concepts=[self._words[(scope, "concept", c)] for c in concepts])
+
+    def remember(self, scope: Hashable, terms: Sequence[str], concepts: Sequence[Concept], stats: CollectionStats,
+                 outcomes: Sequence[ChildOutcome]) -> None:
+        """Remembers what ``stats`` (counted by ``outcomes``) says of ``terms`` and ``concepts`` (in the order of its
+        own), if every organization gave a lasting answer."""
+        if not complete(outcomes) or len(stats.concepts) < len(concepts):
+            return
+        if self._totals.get(scope, (stats.docs, stats.length, stats.people)) != (stats.docs, stats.length, stats.people):
+            self.forget(scope)  # the collection is not what the words were counted in
+        if scope not in self._totals and len(self._totals) >= REMEMBERED_CALLERS:
+            self.forget()
+        self._totals[scope] = (stats.docs, stats.length, stats.people)
+        for term in terms:
+            self._words[(scope, "term", term)] = stats.df.get(term, 0)
+            self._words.move_to_end((scope, "term", term))
+        for concept, n in zip(concepts, stats.concepts):
+            self._words[(scope, "concept", concept)] = n
+            self._words.move_to_end((scope, "concept", concept))
+        while len(self._words) > self.size:
+            self._words.popitem(last=False)
+
+    def forget(self, scope: Hashable | None = None) -> None:
+        """Forgets ``scope``'s counts, or everyone's."""
+        if scope is None:
+            self._totals.clear()
+            self._words.clear()
+            return
+        self._totals.pop(scope, None)
+        for key in [key for key in self._words if key[0] == scope]:
+            del self._words[key]
+
+
+def complete(outcomes: Sequence[ChildOutcome]) -> bool:
+    """Whether every organization gave a lasting answer, whole (nothing below it failed or timed out)."""
+    return all(o.status in LASTING and (o.result is None or not (o.result.partial or o.result.timed_out))
+               for o in outcomes)
+
+
+def agrees(used: CollectionStats, counted: CollectionStats | None, terms: Sequence[str], concepts: int) -> bool:
+    """Whether a search's own count (``counted``) is what it was searched with (``used``) for its ``terms`` and
+    its first ``concepts`` concepts."""
+    if counted is None:
+        return False
+    if (used.docs, used.length, used.people) != (counted.docs, counted.length, counted.people):
+        return False
+    if any(used.df.get(term, 0) != counted.df.get(term, 0) for term in terms):
+        return False
+    return used.concepts[:concepts] == counted.concepts[:concepts]
