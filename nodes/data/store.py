@@ -57,6 +57,8 @@ CACHED_POSTINGS = 250_000
 AT_HAND_POSTINGS = 20_000
 #: How many sentence vectors a store keeps in memory, by passage, for hybrid questions (:meth:`LeafStore.best_sentences`).
 CACHED_SENTENCES = 40_000
+#: How many questions' names the store remembers the patients of (:meth:`LeafStore.known_patients`) until a write.
+KNOWN_NAMES = 4_096
 
 #: A surname a title may stand before in a question: letters, inside it hyphens or apostrophes (no LIKE wildcard).
 _SURNAME = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -96,6 +98,7 @@ class LeafStore(StoreWrites):
         self._columns: dict[str, lexical.Columns] = {}
         self._totals: tuple[int, int, int] | None = None  # passages, their length, those of a patient (forgotten with postings)
         self._measured: dict[readings.Finding, frozenset[int]] = {}  # a finding -> the passages a reading writes it in (likewise)
+        self._patients_named: dict[tuple[tuple[str, str], ...], list[str]] = {}  # names asked -> the patients they answer to
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -220,6 +223,7 @@ class LeafStore(StoreWrites):
                 self._posted = 0
                 self._totals = None
                 self._measured.clear()
+                self._patients_named.clear()
         if added:
             self.index.add(np.stack([v for _, v in added]), np.asarray([label for label, _ in added]))
         self._applied = last
@@ -366,8 +370,11 @@ class LeafStore(StoreWrites):
         keys = {patient_key(n): n for n in names if n.strip()}
         if not keys:
             return []
+        asked = tuple(keys.items())
         marks = ",".join("?" * len(keys))
         with self._lock:
+            if asked in self._patients_named:  # asked before, and nothing was written since
+                return list(self._patients_named[asked])
             rows = self._db.execute(f"SELECT DISTINCT patient_key FROM passages WHERE patient_key IN ({marks})",
                                     list(keys)).fetchall()
             found = {row[0] for row in rows}
@@ -379,7 +386,10 @@ class LeafStore(StoreWrites):
                     rows = self._db.execute("SELECT DISTINCT patient FROM passages WHERE patient_key LIKE ? "
                                             "ORDER BY patient_key", (pattern,)).fetchall()
                     known += [row[0] for row in rows if row[0] not in known]
-        return known
+            if len(self._patients_named) >= KNOWN_NAMES:
+                self._patients_named.clear()
+            self._patients_named[asked] = known
+        return list(known)
 
     def term_stats(self, terms: list[str], concepts: list[list[list[str]]],
                    visible: Callable[[dict], bool] | None = None) -> tuple[int, int, dict[str, int], list[int], int]:

@@ -220,9 +220,11 @@ def test_a_passage_read_once_is_kept_and_a_change_is_seen_at_once(tmp_path, data
     store._db.execute("UPDATE passages SET text = 'tampered'")  # behind the store's back: a kept passage is not read again
     assert {p.record_id: p.text for _, p, _, _ in store.scored(store.labels(), q)} == before
     gone = store.labels_of_patients(["Ana Ruiz"])
-    store.apply([Record("n3", "CHIEF COMPLAINT: palpitations.\n\nPLAN: Holter monitor.", "Bo Chen")], ["n1"],
-                lambda: embedder)
+    assert store.known_patients(["ana ruiz", "Cy Diaz"]) == ["ana ruiz"] == store.known_patients(["ana ruiz", "Cy Diaz"])
+    store.apply([Record("n3", "CHIEF COMPLAINT: palpitations.\n\nPLAN: Holter monitor.", "Bo Chen"),
+                 Record("n4", "CHIEF COMPLAINT: cough.", "Cy Diaz")], ["n1"], lambda: embedder)
     assert not set(gone) & set(store._cached), "a deleted passage is let go"
+    assert store.known_patients(["ana ruiz", "Cy Diaz"]) == ["Cy Diaz"], "whom it holds, once changed, at once"
     labels, _ = store.index.search(q, 10)
     found = {p.record_id: p.text for _, p, _, _ in store.scored(labels, q)}
     assert "n1" not in found and "palpitations" in found["n3"], "the new text, at once"
