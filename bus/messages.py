@@ -204,9 +204,9 @@ class Query(_Model):
     Lexical ranking takes two passes, as Elasticsearch's ``dfs_query_then_fetch`` does: a query with
     ``want = "stats"`` asks each leaf for its :class:`CollectionStats` of the question's ``terms`` and
     ``concepts`` (summed up the tree); the query proper then carries the sums in ``stats``, and every leaf
-    scores its passages with them. The query proper asks to ``recount`` too: each leaf counts the ``terms`` and
-    ``concepts`` again beside its hits, summed up the tree, so that the gateway knows whether the sums it searched
-    with — of the first pass, or remembered from earlier questions, which skips it (:mod:`nodes.counts`) — held.
+    scores its passages with them. A gateway that remembers the sums from earlier questions skips the first pass
+    (:mod:`nodes.counts`) and asks the query proper to ``recount``: each leaf counts the ``terms`` and ``concepts``
+    beside its hits, summed up the tree, so that the gateway knows whether what it remembered still held.
     ``mode`` says which lists a leaf returns (:data:`Mode`), the lexical one ``lexical_k`` deep (``k`` without it: a
     hybrid question fuses a shallower one). In a hybrid query a leaf gives each hit its best sentence's similarity
     (:attr:`Hit.sentence`) unless ``weigh`` is false: a router asks the leaves of its own process so, and weighs only

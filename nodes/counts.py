@@ -7,15 +7,15 @@ hold of one word does not depend on the question it is in, so the gateway rememb
 term, each concept), per caller: what one may search is not what another may. A question whose words are all
 remembered skips the first pass and is searched with the remembered sums.
 
-Every search also counts its words again at each leaf (``Query.recount``, from the leaf's own memory of the words it
+Such a search counts its words at each leaf instead (``Query.recount``, from the leaf's own memory of the words it
 read), summed up the tree beside the hits, so the gateway learns what the records held when they were searched
-(:func:`agrees`). They are forgotten:
+(:func:`agrees`): each leaf counts a question's words once, as in the first pass. The counts are forgotten:
 
 * all of them, when an organization says its records may have changed (a leaf applied a write or started, with
   the policies it started with: ``fed.changed.<org>``), and when the gateway's connection to the broker was
   lost (it may have missed such a notice);
-* a caller's, when a search counted otherwise than what it was searched with (a change that raced the question,
-  or an organization that failed to answer): what was counted then is used for the rest of the answer.
+* a caller's, when a search counted otherwise than what it was searched with, every organization answering (a
+  notice lost, or a change that raced the question): what was counted then is used for the rest of the answer.
 
 Only counts every organization gave (successful, or denied: both last as long as its process) are remembered,
 so a question searched with remembered counts is scored as one searched after its own first pass: federated

@@ -138,7 +138,8 @@ class Gateway(NodeService):
         # what changed while no connection could hear it is not known: counted again (:mod:`nodes.counts`)
         self.counts.forget()
         self._reconnects = nc.stats["reconnects"]
-        self._changes = await nc.subscribe(any_under(CHANGED_PREFIX), cb=self._changed)
+        # its notices wait here, read as a question comes in (:meth:`_heard`): forgetting matters only then
+        self._changes = await nc.subscribe(any_under(CHANGED_PREFIX))
 
     async def stop(self) -> None:
         if self._changes is not None:
@@ -149,15 +150,20 @@ class Gateway(NodeService):
                 pass
         await super().stop()
 
-    async def _changed(self, _msg) -> None:
-        """An organization's records may have changed: nothing counted before is known to hold."""
-        self.counts.forget()
-        self.counters["counts.forgotten"] += 1
+    async def _heard(self) -> None:
+        """Forgets every count if an organization said its records may have changed since the last question (nothing
+        counted before is then known to hold), or if the connection was lost meanwhile (see :meth:`start`)."""
+        changes, heard = self._changes, False
+        while changes is not None and changes.pending_msgs:
+            await changes.next_msg(timeout=1.0)  # waiting already: no wait
+            heard = True
+        if heard or self.nc.stats["reconnects"] != self._reconnects:
+            self.counts.forget()
+            self.counters["counts.forgotten"] += 1
+            self._reconnects = self.nc.stats["reconnects"]
 
     async def handle(self, request, ask: AskRequest, budget: Budget, caller) -> None:
-        if self.nc.stats["reconnects"] != self._reconnects:  # the connection was lost meanwhile: see start
-            self.counts.forget()
-            self._reconnects = self.nc.stats["reconnects"]
+        await self._heard()
         trace = (request.headers or {}).get(h.TRACE) or h.new_trace()
         k = self.gate.limit_k(caller, ask.k or self.k, self.path, trace)
         beating = asyncio.get_running_loop().create_task(self._heartbeats(request, trace))
@@ -179,7 +185,7 @@ class Gateway(NodeService):
             budget = Budget.start(ask.deadline_ms)
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
-        vector, focused, filters, analysis, stats, meant = await self._analyze(request, ask, budget, trace)
+        vector, focused, filters, analysis, stats, meant, remembered = await self._analyze(request, ask, budget, trace)
         filters = held_nowhere(ask.question, filters, stats)  # a name no record holds a word of is someone held nowhere
         lexical = ask.mode != "dense"
         absent, closest = grounding(analysis, stats)
@@ -196,7 +202,7 @@ class Gateway(NodeService):
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
                                   collapse=ask.collapse, per_patient=per_patient,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
-                                  terms=analysis.terms, stats=stats if lexical else None, recount=stats is not None,
+                                  terms=analysis.terms, stats=stats if lexical else None, recount=remembered,
                                   concepts=[[list(option) for option in c.alternatives] for c in analysis.concepts],
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
@@ -257,7 +263,7 @@ class Gateway(NodeService):
         counted = dict(zip((concept.alternatives for concept in analysis.concepts), mention_counts(analysis, stats) or ()))
         if all(concept.alternatives in counted for concept in again.concepts):
             return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]})
-        return again, await self._count(request, ask.question, again, budget, trace, Guesses())
+        return again, (await self._count(request, ask.question, again, budget, trace, Guesses()))[0]
 
     async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
                        asked: Whom) -> list[ChildOutcome]:
@@ -352,18 +358,19 @@ class Gateway(NodeService):
         return found
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget, trace: str,
-                     guessed: Guesses) -> CollectionStats | None:
+                     guessed: Guesses) -> tuple[CollectionStats | None, bool]:
         """The first pass: what the records every organization lets the caller search hold of the question's
         terms and concepts, and of its concepts as its misspelled words may be meant (``guessed``, counted after its
-        own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say)."""
+        own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say) — and whether it was
+        remembered instead (:mod:`nodes.counts`: the search then recounts)."""
         if not analysis.terms and not analysis.concepts:
-            return None
+            return None, False
         terms, concepts = analysis.terms + guessed.terms, [c.alternatives for c in analysis.concepts + guessed.concepts]
         scope = _scope(request)
         remembered = self.counts.recall(scope, terms, concepts)
         if remembered is not None:
             self.counters["counts.remembered"] += 1
-            return remembered
+            return remembered, True
         query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=terms,
                       concepts=[[list(option) for option in concept] for concept in concepts])
         outcomes = await scatter_gather(
@@ -375,14 +382,14 @@ class Gateway(NodeService):
         stats = summed(outcomes)
         if stats is not None:
             self.counts.remember(scope, terms, concepts, stats, outcomes)
-        return stats
+        return stats, False
 
     def _recounted(self, request, query: Query, stats: CollectionStats | None,
                    outcomes: list[ChildOutcome]) -> CollectionStats | None:
-        """The counts the rest of the answer is judged by: those the search was made with (``stats``, remembered or
-        just counted) if the search, which counted its words again at every leaf, agrees; else what it counted —
-        a write raced the question, or the memory missed a change — which is remembered instead, when every
-        organization gave it (:mod:`nodes.counts`)."""
+        """The counts the rest of the answer is judged by: those the search was made with (``stats``) if they were just
+        counted, or were remembered and the search, which then counted its words again at every leaf, agrees; else
+        what it counted — the memory missed a change, or a write raced the question — which is remembered instead,
+        when every organization gave it (:mod:`nodes.counts`)."""
         if stats is None or not query.recount:
             return stats
         counted = summed(outcomes)
@@ -453,12 +460,13 @@ class Gateway(NodeService):
             filters, phrases, verbs = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases, verbs)
             guessed = guesses(analysis, [*filters.patients, *filters.candidates])
-            stats, focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace, guessed),
+            (stats, remembered), focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace,
+                                                                            guessed),
                                                   embedded(focus(text, filters, analysis)))
             analysis, stats, meant = settled(analysis, stats, guessed)
-            return filters, analysis, stats, focused, meant
+            return filters, analysis, stats, focused, meant, remembered
 
-        vector, (filters, analysis, stats, focused, meant) = await asyncio.gather(
+        vector, (filters, analysis, stats, focused, meant, remembered) = await asyncio.gather(
             embedded(spelled_out(text)), words())
         if meant:  # misspelled: embedded again as the records spell it
             meant_text = rewritten(text, meant)
@@ -466,7 +474,7 @@ class Gateway(NodeService):
             vector, focused = await asyncio.gather(embedded(spelled_out(meant_text)), embedded(refocused))
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
-        return vector, focused, filters, analysis, stats, meant
+        return vector, focused, filters, analysis, stats, meant, remembered
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:

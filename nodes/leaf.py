@@ -6,8 +6,8 @@ asks its retriever (:mod:`nodes.data.retrievers`) for its complete top ``k`` of 
 (:meth:`policies.gate.Gate.visible`, per passage), counting what was hidden. A query that asks for
 ``vectors`` (a summarizing router above) gets each hit's stored vector with it. A query that wants
 ``stats`` gets, instead of hits, what the passages the caller may see hold of its words; one that wants a
-``record`` gets every passage of the records it names that the caller may see. A search asks to ``recount``: it gets
-those counts beside its hits, so that the gateway knows whether the counts it searched with held (:mod:`nodes.counts`).
+``record`` gets every passage of the records it names that the caller may see. A search that asks to ``recount`` gets
+those counts beside its hits (the gateway searched with counts it remembered, and checks them: :mod:`nodes.counts`).
 A hybrid query from a router of the same process comes with ``weigh`` false: the router weighs its hits' best
 sentences once its merge has chosen which go up (:func:`weigh_here`), most of what its leaves send going no further.
 """

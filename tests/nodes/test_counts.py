@@ -94,13 +94,15 @@ async def test_a_write_makes_the_gateway_count_again_and_a_missed_notice_is_caug
         forgotten = gateway.counters["counts.forgotten"]
         await send(nc, "other.notes", IngestRecord(id="m2", text="Gout flare of the big toe; started colchicine.",
                                                    patient="Cy Diaz"))
-        await until(lambda: gateway.counters["counts.forgotten"] > forgotten)
+        await until(lambda: gateway._changes.pending_msgs > 0)  # heard, and read before the next question
         answer = await ask(nc, AskRequest(question=QUESTION))
+        assert gateway.counters["counts.forgotten"] == forgotten + 1
         assert first_passes(federation) == passes + 2, "the organization said its records changed: counted again"
         assert not answer.closest and not answer.absent and answer.hits[0].metadata["record_id"] == "m2"
 
         # a notice that never arrives (lost with a connection): the search's own count corrects the memory
-        await gateway._changes.unsubscribe()
+        changes, gateway._changes = gateway._changes, None
+        await changes.unsubscribe()
         stale = gateway.counters["counts.stale"]
         await send(nc, "site.live", IngestRecord(id="n2", text="Gout of the left ankle, on allopurinol.",
                                                  patient="Ana Ruiz"))

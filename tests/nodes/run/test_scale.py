@@ -36,7 +36,7 @@ def test_the_scale_benchmark_runs_small_and_matches_the_centralized_index(demo_d
     figures = json.loads(capsys.readouterr().out)
     assert code == 0
     assert [(row["orgs"], row["leaves"]) for row in figures["federated"]] == [(1, 2), (3, 6)]
-    assert all(row["differ_from_central"] == 0 and row["partial"] == 0 for row in figures["federated"])
+    assert all(row["differ_from_central"] == 0 and row["partial"] == 0 == row["lost"] for row in figures["federated"])
     assert all(row["per_s"] > 0 and 0 < row["p50_ms"] <= row["p99_ms"] for row in figures["federated"])
     assert figures["centralized"]["leaves"] == 1 and 0 < figures["bare"]["p50_ms"] <= figures["bare"]["p99_ms"]
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figures["plot"] == f"plot: {out}"
