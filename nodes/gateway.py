@@ -202,8 +202,9 @@ class Gateway(NodeService):
                                   fetch_k=max(ask.fetch_k or self.fetch_k, asked_k), filters=filters,
                                   collapse=ask.collapse, per_patient=per_patient,
                                   summarize="none" if unsummarized else ask.summarize, mode=ask.mode,
-                                  terms=analysis.terms, stats=stats if lexical else None, recount=remembered,
-                                  concepts=[[list(option) for option in c.alternatives] for c in analysis.concepts],
+                                  terms=analysis.terms if lexical or remembered else [], stats=stats if lexical else None,
+                                  recount=remembered, concepts=[[list(option) for option in c.alternatives]
+                                                                for c in analysis.concepts] if remembered else [],
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
