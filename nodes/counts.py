@@ -17,9 +17,9 @@ read), summed up the tree beside the hits, so the gateway learns what the record
 * a caller's, when a search counted otherwise than what it was searched with, every organization answering (a
   notice lost, or a change that raced the question): what was counted then is used for the rest of the answer.
 
-Only counts every organization gave (successful, or denied: both last as long as its process) are remembered,
-so a question searched with remembered counts is scored as one searched after its own first pass: federated
-still equals centralized, as the tests check.
+Only counts every organization gave (:func:`nodes.merge.complete`: it answered whole, or its policies refused the
+caller; both last as long as its process) are remembered, so a question searched with remembered counts is scored
+as one searched after its own first pass: federated still equals centralized, as the tests check.
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from collections.abc import Hashable, Sequence
 
 from bus.messages import CollectionStats
 from bus.scatter import ChildOutcome
+from nodes.merge import complete
 
 #: How many words' counts are remembered, over all callers (a term or a concept each; an entry is a few dozen bytes).
 REMEMBERED_WORDS = 50_000
 #: How many callers' counts are remembered (past it, everyone's are forgotten: tokens come and go).
 REMEMBERED_CALLERS = 4_096
-#: The outcomes of an organization whose counts last: it answered, or its policies refused the caller.
-LASTING = frozenset({"successful", "denied"})
 
-Concept = tuple[tuple[str, ...], ...]
+#: A concept: its alternatives, each a sequence of terms (tuples or the lists of a decoded query: the same word).
+Concept = Sequence[Sequence[str]]
 
 
 class Counts:
@@ -46,7 +46,7 @@ class Counts:
     def __init__(self, size: int = REMEMBERED_WORDS) -> None:
         self.size = size
         self._totals: dict[Hashable, tuple[int, int, int]] = {}  # docs, length, people
-        self._words: OrderedDict[tuple[Hashable, str, str | Concept], int] = OrderedDict()
+        self._words: OrderedDict[tuple[Hashable, str, Hashable], int] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._words)
@@ -56,7 +56,7 @@ class Counts:
         totals = self._totals.get(scope)
         if totals is None:
             return None
-        keys = [(scope, "term", term) for term in dict.fromkeys(terms)] + [(scope, "concept", c) for c in concepts]
+        keys = [(scope, "term", term) for term in dict.fromkeys(terms)] + [(scope, "concept", _key(c)) for c in concepts]
         if not all(key in self._words for key in keys):
             return None
         for key in keys:
@@ -64,7 +64,7 @@ class Counts:
         docs, length, people = totals
         return CollectionStats(docs=docs, length=length, people=people,
                                df={key[2]: self._words[key] for key in keys if key[1] == "term"},
-                               concepts=[self._words[(scope, "concept", c)] for c in concepts])
+                               concepts=[self._words[key] for key in keys if key[1] == "concept"])
 
     def remember(self, scope: Hashable, terms: Sequence[str], concepts: Sequence[Concept], stats: CollectionStats,
                  outcomes: Sequence[ChildOutcome]) -> None:
@@ -81,8 +81,8 @@ class Counts:
             self._words[(scope, "term", term)] = stats.df.get(term, 0)
             self._words.move_to_end((scope, "term", term))
         for concept, n in zip(concepts, stats.concepts):
-            self._words[(scope, "concept", concept)] = n
-            self._words.move_to_end((scope, "concept", concept))
+            self._words[(scope, "concept", _key(concept))] = n
+            self._words.move_to_end((scope, "concept", _key(concept)))
         while len(self._words) > self.size:
             self._words.popitem(last=False)
 
@@ -97,10 +97,8 @@ class Counts:
             del self._words[key]
 
 
-def complete(outcomes: Sequence[ChildOutcome]) -> bool:
-    """Whether every organization gave a lasting answer, whole (nothing below it failed or timed out)."""
-    return all(o.status in LASTING and (o.result is None or not (o.result.partial or o.result.timed_out))
-               for o in outcomes)
+def _key(concept: Concept) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(tuple, concept))
 
 
 def agrees(used: CollectionStats, counted: CollectionStats | None, terms: Sequence[str], concepts: int) -> bool:

@@ -52,12 +52,12 @@ from bus.scatter import ChildOutcome, scatter_gather
 from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
-from nodes.counts import Counts, agrees, complete
+from nodes.counts import Counts, agrees
 from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
                             otherwise, spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, whom, widened
-from nodes.merge import depth, fuse, lexical_depth, merge, summed
+from nodes.merge import complete, depth, fuse, lexical_depth, merge, summed
 from nodes.names import (applied_filter, held_nowhere, name_filters, nameless, parse, spoken_names, unnamed,
                           unsigned)
 from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, settled
@@ -86,6 +86,8 @@ RECORD_PASSAGES = 64
 #: The sentence vectors of this many passages are kept (:meth:`Gateway._stored_sentences`): an answer from passages
 #: answered from before asks no organization for them again (about 16 kB a passage about a patient of the demo).
 REMEMBERED_PASSAGES = 2048
+#: At most this many organizations' change notices wait for the next question (:meth:`Gateway._heard`).
+NOTICES_KEPT = 16
 
 
 class Gateway(NodeService):
@@ -139,7 +141,8 @@ class Gateway(NodeService):
         self.counts.forget()
         self._reconnects = nc.stats["reconnects"]
         # its notices wait here, read as a question comes in (:meth:`_heard`): forgetting matters only then
-        self._changes = await nc.subscribe(any_under(CHANGED_PREFIX))
+        # (one waiting is as good as many: past a few, the broker's are dropped, quietly — see bus.connection)
+        self._changes = await nc.subscribe(any_under(CHANGED_PREFIX), pending_msgs_limit=NOTICES_KEPT)
 
     async def stop(self) -> None:
         if self._changes is not None:
@@ -399,7 +402,7 @@ class Gateway(NodeService):
         self.counters["counts.stale"] += 1
         scope = _scope(request)
         self.counts.forget(scope)
-        self.counts.remember(scope, query.terms, [tuple(map(tuple, c)) for c in query.concepts], counted, outcomes)
+        self.counts.remember(scope, query.terms, query.concepts, counted, outcomes)
         return counted
 
     def _merge(self, ask: AskRequest, query: Query, k: int, outcomes: list[ChildOutcome], filters: Filters,

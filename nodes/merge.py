@@ -40,9 +40,15 @@ def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
     total = CollectionStats()
     for stats in found:
         total.add(stats)
-    if any(o.status not in COUNTED or o.result is not None and o.result.timed_out for o in outcomes):  # "partial" too
+    if not complete(outcomes):
         total.people = max(total.people, 1)
     return total
+
+
+def complete(outcomes: Sequence[ChildOutcome]) -> bool:
+    """Whether every child counted all it holds: it answered whole (not ``partial``, nothing below it timed out), or
+    the caller may search none of it — what :func:`summed` then says lasts as long as the children's processes."""
+    return all(o.status in COUNTED and not (o.result is not None and o.result.timed_out) for o in outcomes)
 
 
 def distinct(hits: list[Hit], lexical: list[Hit]) -> int:

@@ -13,7 +13,9 @@ from bus.client import ask
 from bus.ingest import IngestRecord
 from bus.messages import CollectionStats, ErrorInfo, SearchResult
 from bus.scatter import ChildOutcome
+from bus.subjects import changed_subject
 from nodes.counts import REMEMBERED_CALLERS, Counts
+from nodes.gateway import NOTICES_KEPT
 from nodes.run.federation import Federation
 from nodes.run.ingest import IngestSummary, ingest
 from nodes.run.spec import FederationSpec
@@ -34,6 +36,7 @@ def test_counts_are_remembered_per_caller_only_when_every_organization_gave_them
     counts.remember("alice", ["gout", "flare"], [GOUT], stats, [outcome(), outcome("denied")])
     assert counts.recall("alice", ["gout"], [GOUT]) == CollectionStats(docs=9, length=90, people=3, df={"gout": 2},
                                                                        concepts=[2])
+    assert counts.recall("alice", ["gout"], [[["gout"]]]).concepts == [2], "a decoded query's lists are the same word"
     assert counts.recall("bob", ["gout"], [GOUT]) is None, "what one caller may search is not another's"
     assert counts.recall("alice", ["gout", "toe"], [GOUT]) is None, "a word never counted is not known"
     for partly in ([outcome(), outcome("timed_out")], [outcome(partial=True)], [outcome("failed")]):
@@ -95,6 +98,12 @@ async def test_a_write_makes_the_gateway_count_again_and_a_missed_notice_is_caug
         await send(nc, "other.notes", IngestRecord(id="m2", text="Gout flare of the big toe; started colchicine.",
                                                    patient="Cy Diaz"))
         await until(lambda: gateway._changes.pending_msgs > 0)  # heard, and read before the next question
+        for _ in range(3 * NOTICES_KEPT):  # a long ingestion while nobody asks: the notices wait, but not all
+            await nc.publish(changed_subject("other"), b"")
+        await nc.flush()
+        await until(lambda: gateway._changes.pending_msgs >= NOTICES_KEPT)
+        await asyncio.sleep(0.2)
+        assert gateway._changes.pending_msgs == NOTICES_KEPT
         answer = await ask(nc, AskRequest(question=QUESTION))
         assert gateway.counters["counts.forgotten"] == forgotten + 1
         assert first_passes(federation) == passes + 2, "the organization said its records changed: counted again"
