@@ -17,7 +17,8 @@ hold nothing the question names, or an answer naming patients would hold for onl
 answer says so, routers are not asked to summarize them, and a summary made anyway (an organization that releases
 only summaries) is withdrawn, in the stream and the final answer (:func:`summarizer.summaries.withdrawn`). So are the
 summaries under any answer that says the evidence does not answer the question (none of a named patient's records
-mentions what is asked of them): they would read like the answer it is not.
+mentions what is asked of them): they would read like the answer it is not. Beside an answer, a summary keeps
+only its sentences about patients that hold a word of what is asked (:func:`summarizer.summaries.on_topic`).
 An answer that quotes a reference text whole (:func:`summarizer.answer.quotes_whole_record`) first gets the rest
 of its record, asked of every organization as the other passes are (:attr:`bus.asking.Answer.context`); one that
 weighs the sentences of passages about patients first gets their vectors, stored at ingestion, from the
@@ -68,7 +69,7 @@ from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_rec
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import asking_sentence, kind_of
 from summarizer.sentences import quotable
-from summarizer.summaries import withdrawn
+from summarizer.summaries import on_topic, withdrawn
 
 #: The embedder and the name detector read at most this much of a question (the model reads 256
 #: tokens, about 1,000 characters, anyway), so an 8,000-character question costs what a short one does; they read it
@@ -211,7 +212,7 @@ class Gateway(NodeService):
                                   lexical_k=lexical_depth(wide) if ask.mode == "hybrid" else None,
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
-        outcomes = await self._scatter(request, query, k, budget, trace, why, asked)
+        outcomes = await self._scatter(request, query, k, budget, trace, why, asked, _topic(analysis))
         stats = self._recounted(request, query, stats, outcomes)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, asked, trace, (time.monotonic() - started) * 1000.0)
@@ -225,6 +226,8 @@ class Gateway(NodeService):
             answer.absent = [text for text in answer.absent if not whom(text)]
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
+        elif not answer.of_named and (topic := _topic(analysis)) is not None:
+            answer.summaries = on_topic(answer.summaries, *topic)
         if ask.summarize != "none" and answer.error is None:
             focus = _focus(analysis, stats, answer, self.answerer.min_score)
             sentences: dict[str, np.ndarray] = {}
@@ -270,12 +273,13 @@ class Gateway(NodeService):
         return again, (await self._count(request, ask.question, again, budget, trace, Guesses()))[0]
 
     async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
-                       asked: Whom) -> list[ChildOutcome]:
+                       asked: Whom, topic: tuple[Callable[[str], bool], str] | None = None) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — the first ``k`` (what the
         caller asked for) of the one list the question ranks by (the lexical list in a lexical question, else the
         dense one: the other, and a hybrid question's deeper dense list, are the gateway's to fuse), but for patients
         who are not whom it ``asked`` about, its summaries withdrawn, ``why``, when the hits are already known to be
-        only the closest records."""
+        only the closest records, else only their sentences on the ``topic`` (:func:`_topic`) unless it took a name of
+        the question for one of its patients (the question is then read again: :meth:`_whose`)."""
         async def stream(outcome: ChildOutcome) -> None:
             result = outcome.result
             if result is not None and (result.lexical or len(result.hits) > k):  # the client is shown one list of k
@@ -283,6 +287,8 @@ class Gateway(NodeService):
                 result = result.model_copy(update={"hits": shown[:k], "lexical": []})
             if why and result is not None and result.summaries:
                 result = result.model_copy(update={"summaries": withdrawn(result.summaries, why)})
+            elif topic and result is not None and result.summaries and not (result.filtered or result.names):
+                result = result.model_copy(update={"summaries": on_topic(result.summaries, *topic)})
             event = OrgResult(org=path_of(outcome.subject), subject=outcome.subject, report=outcome.report,
                               result=result)
             await self.respond(request, event, h.Kind.ORG_RESULT, trace)
@@ -634,6 +640,19 @@ def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], tell
     for n in telling:
         by_patient.setdefault(hits[n].patient, set()).update(told[n])
     return {n for n in telling if len(by_patient[hits[n].patient]) == things}
+
+
+def _topic(analysis: Analysis) -> tuple[Callable[[str], bool], str] | None:
+    """What a summary's sentence about a patient must do to stand beside the answer
+    (:func:`summarizer.summaries.on_topic`) — hold a word of one of the things the question asks about
+    (:func:`nodes.concepts.asked`, :func:`nodes.concepts.touches`: "Has a 42 pack-year smoking history" of "a long
+    smoking history", a kind's members of the kind) — and why a summary that says none of it is withdrawn; ``None``
+    when the question names only context."""
+    indices = [i for group in asked(analysis) for i in group]
+    concepts = [analysis.concepts[i] for i in indices]
+    if not focal(analysis) or not concepts:
+        return None
+    return (lambda text: touches(text, concepts)), f"none of its sentences about patients mentions {_said(analysis, indices)}"
 
 
 def _said(analysis: Analysis, indices: list[int]) -> str:

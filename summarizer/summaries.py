@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from bus.messages import ErrorInfo, Hit, Query, Summary
@@ -95,6 +95,32 @@ def withdrawn(summaries: Sequence[Summary], why: str) -> list[Summary]:
             Summary(path=summary.path, method=summary.method, status="insufficient", passages=summary.passages,
                     took_ms=summary.took_ms, error=ErrorInfo(type="ungrounded", reason=why))
             for summary in summaries]
+
+
+def on_topic(summaries: Sequence[Summary], says: Callable[[str], bool], why: str) -> list[Summary]:
+    """``summaries`` with only those of their extractive sentences about patients that ``says`` (they mention what the
+    question asks about): a router quotes the sentences nearest the question of every passage near enough, and beside
+    an answer a sentence of a patient's record that says none of what is asked — the medications of a patient with
+    another illness — reads as if it did and names a patient the answer is not about. A summary left with nothing to
+    say is ``insufficient`` (``why``), as :func:`withdrawn` makes it; one that had already failed (an LLM's, with the
+    extractive stand-in) keeps its status and reason. Kept: sentences about no patient (reference texts need not
+    repeat what they are about in every sentence), the clusters the kept sentences come from (renumbered), and an
+    LLM's summary, written for the question and checked sentence by sentence against its sources."""
+    kept_summaries = []
+    for summary in summaries:
+        kept = [sentence for sentence in summary.sentences if not sentence.patients or says(sentence.text)]
+        if summary.method != "extractive" or len(kept) == len(summary.sentences):
+            kept_summaries.append(summary)
+        elif not kept and summary.status == "successful":
+            kept_summaries.extend(withdrawn([summary], why))
+        else:
+            used = sorted({sentence.cluster for sentence in kept
+                           if sentence.cluster is not None and sentence.cluster < len(summary.clusters)})
+            place = {old: new for new, old in enumerate(used)}
+            sentences = [sentence.model_copy(update={"cluster": place.get(sentence.cluster)}) for sentence in kept]
+            clusters = [summary.clusters[old] for old in used]
+            kept_summaries.append(summary.model_copy(update={"sentences": sentences, "clusters": clusters}))
+    return kept_summaries
 
 
 def timed_out(path: str, method: Literal["extractive", "llm"], reason: str) -> Summary:

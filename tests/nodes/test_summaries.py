@@ -218,3 +218,62 @@ async def test_a_user_who_may_see_nothing_is_told_so_and_no_one_is_named(demo_sp
             assert answer.hits == [] and answer.nodes["fed.q.hospital_c"].status == "denied"
             assert answer.answer == INSUFFICIENT and answer.answer_info.status == "insufficient"
             assert "Kevin" not in answer.answer and "Kelly" not in answer.answer
+
+
+def test_a_summary_keeps_only_its_sentences_about_patients_that_mention_what_is_asked():
+    from bus.messages import Cluster, ErrorInfo, PassageRef, Summary, SummarySentence
+    from summarizer.summaries import on_topic
+
+    def sentence(text: str, cluster: int, patient: str | None = "Ana Ruiz") -> SummarySentence:
+        return SummarySentence(text=text, sources=[PassageRef(path="a.u", id=text[:8])], cluster=cluster,
+                               patients=[patient] if patient else [])
+
+    says = lambda text: "fibrillation" in text  # noqa: E731
+    why = "none of its sentences about patients mentions atrial fibrillation"
+    clusters = [Cluster(keywords=[word]) for word in ("sertraline", "rhythm", "stroke")]
+    summary = Summary(path="a", method="extractive", status="successful", passages=9, relevant=5, clusters=clusters,
+                      sentences=[sentence("Current medications: sertraline 50 mg daily.", 0),
+                                 sentence("Known paroxysmal atrial fibrillation, off anticoagulation.", 1),
+                                 sentence("Strokes are often embolic.", 2, patient=None)])
+    [kept] = on_topic([summary], says, why)
+    assert [s.text for s in kept.sentences] == [summary.sentences[1].text, summary.sentences[2].text], \
+        "a patient's sentence off the topic goes; a reference text's sentence stays"
+    assert [s.cluster for s in kept.sentences] == [0, 1] and kept.clusters == clusters[1:]
+    assert kept.status == "successful" and (kept.passages, kept.relevant) == (9, 5)
+
+    off = summary.model_copy(update={"sentences": summary.sentences[:1]})
+    [withdrawn] = on_topic([off], says, why)
+    assert withdrawn.status == "insufficient" and not withdrawn.sentences and not withdrawn.clusters
+    assert withdrawn.error.type == "ungrounded" and withdrawn.error.reason == why
+    failed = off.model_copy(update={"status": "failed", "error": ErrorInfo(type="llm", reason="too slow")})
+    [stood_in] = on_topic([failed], says, why)
+    assert stood_in.status == "failed" and stood_in.error.type == "llm" and not stood_in.sentences
+    written = off.model_copy(update={"method": "llm"})
+    assert on_topic([written], says, why) == [written], "an LLM's summary is written for the question and checked"
+
+
+async def test_a_summary_beside_an_answer_says_only_what_is_asked_of_its_patients(released, demo_spec):
+    from bus.asking import OrgResult
+    from bus.client import events
+
+    question = "Which patients have atrial fibrillation?"
+    creds, nc = await asker(released, demo_spec, "B.phys")
+    try:
+        streamed = [event async for event in events(nc, AskRequest(question=question, summarize="extractive", k=50,
+                                                                   deadline_ms=15_000), headers=creds.headers(question))]
+    finally:
+        await nc.drain()
+    answer = streamed[-1]
+    assert not answer.closest and answer.answer_info.status == "successful"
+    summaries = [s for event in streamed if isinstance(event, OrgResult) and event.result
+                 for s in event.result.summaries] + answer.summaries
+    # hospital A releases only summaries to B.phys, so it summarizes its passages nearest the question, whatever they say
+    assert any(s.path == "hospital_a" for s in answer.summaries)
+    assert any(s.sentences for s in answer.summaries), "the summaries of what mentions it still say it"
+    said = ("fibrillation", "atrial", "afib", "arrhythmia", "irregular")  # a word of it, as the records may write it
+    for summary in summaries:
+        for sentence in summary.sentences:
+            assert not sentence.patients or any(word in sentence.text.lower() for word in said), (summary.path,
+                                                                                                   sentence.text)
+        if summary.status == "insufficient" and summary.error is not None:
+            assert "atrial fibrillation" in summary.error.reason
