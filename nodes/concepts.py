@@ -712,6 +712,9 @@ class Analysis:
     done: frozenset[int] = frozenset()  # the concepts that say what was done or how, in everyday words the parser took
     # for verbs or adverbs ("were *taught* to use an inhaler", "was *sent home*", "Who has never *smoked*?"): where no
     # record writes one so, what is asked is not unknown to them (:func:`grounding`)
+    past: frozenset[int] = frozenset()  # the concepts it asks about as so at some time, not as so now ("Which patients
+    # *were treated with* warfarin?", "Who *has ever taken* it?", "Who *smoked*?"): a record saying it was and ended
+    # ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -809,7 +812,26 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
                     done=frozenset(i for i, concept in enumerate(concepts)
-                                   if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)))
+                                   if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)),
+                    past=frozenset(i for i, place in enumerate(places)
+                                   if i not in negated and place is not None and _asked_past(text[:place[0]])))
+
+
+#: The words that say when a question asks its thing to be so, the last before it in its sentence deciding: at some
+#: time (group 1: "were treated with", "had", "took", "has ever taken", "was on") or now ("are on", "is taking", "has",
+#: "does … take", "currently").
+_TENSE = re.compile(r"\b(?:(was|were|had|did|took|taken|received|got|used|ever|been|once|previously)|"
+                    r"(is|are|am|has|have|do|does|take|takes|taking|currently|now|still))\b", re.IGNORECASE)
+
+
+def _asked_past(before: str) -> bool:
+    """Whether a question asks what follows ``before`` (its text up to a concept) as so at some time: the last word of
+    its sentence saying when (:data:`_TENSE`) says it was."""
+    sentence = re.split(r"[.?!;]", before)[-1]
+    last = None
+    for last in _TENSE.finditer(sentence):
+        pass
+    return last is not None and last.group(1) is not None
 
 
 #: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son
@@ -1939,7 +1961,7 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     if analysis.whether:
         return {True, False, ENDED, NEVER}
     if i not in analysis.negated:
-        return {True}
+        return {True, ENDED} if i in analysis.past else {True}
     return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}
 
 

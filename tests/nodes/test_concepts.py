@@ -1005,6 +1005,28 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
                                                                               not_on, [0])
 
 
+def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
+    """"Which patients were treated with warfarin?" was refused on the demo — "the closest records mention warfarin only
+    as … stopped" — though "Stopped warfarin after a nosebleed" says they were: asked in the past, what was so and
+    ended tells it; asked now, it does not."""
+    from nodes.concepts import tells
+
+    stopped = "Stopped warfarin after a nosebleed."
+    for question in ("Which patients were treated with warfarin?", "Who has ever taken warfarin?", "Who was on warfarin?",
+                     "Which patients have been on warfarin?"):
+        analysis = analyse(question)
+        assert analysis.past == {0} and tells(stopped, analysis, [0]), question
+        assert tells("Continue warfarin 5 mg daily.", analysis, [0]) and not tells("Never on warfarin.", analysis, [0])
+    for question in ("Which patients are on warfarin?", "Who is taking warfarin?", "Who has warfarin?",
+                     "Which patients were admitted with chest pain and are still on warfarin?"):
+        analysis = analyse(question)
+        warfarin = next(i for i, concept in enumerate(analysis.concepts) if concept.text == "warfarin")
+        assert warfarin not in analysis.past and not tells(stopped, analysis, [warfarin]), question
+    smoked = analyse("Which patients were smokers?")
+    assert tells("Former smoker who quit 4 years ago.", smoked, [0]) and not tells("Never smoker.", smoked, [0])
+    assert analyse("Who stopped warfarin?").past == frozenset(), "asked as ended: ended, not past (test above)"
+
+
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
     """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
     including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
