@@ -713,8 +713,8 @@ class Analysis:
     # for verbs or adverbs ("were *taught* to use an inhaler", "was *sent home*", "Who has never *smoked*?"): where no
     # record writes one so, what is asked is not unknown to them (:func:`grounding`)
     past: frozenset[int] = frozenset()  # the concepts it asks about as so at some time, not as so now ("Which patients
-    # *were treated with* warfarin?", "Who *has ever taken* it?", "Who *smoked*?"): a record saying it was and ended
-    # ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
+    # *were treated with* warfarin?", "Who *has ever taken* it?", "Which patients *were* smokers?"): a record saying it
+    # was and ended ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -827,11 +827,8 @@ _TENSE = re.compile(r"\b(?:(was|were|had|did|took|taken|received|got|used|ever|b
 def _asked_past(before: str) -> bool:
     """Whether a question asks what follows ``before`` (its text up to a concept) as so at some time: the last word of
     its sentence saying when (:data:`_TENSE`) says it was."""
-    sentence = re.split(r"[.?!;]", before)[-1]
-    last = None
-    for last in _TENSE.finditer(sentence):
-        pass
-    return last is not None and last.group(1) is not None
+    said = _TENSE.findall(re.split(r"[.?!;]", before)[-1])
+    return bool(said) and bool(said[-1][0])
 
 
 #: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son

@@ -81,8 +81,9 @@ class Counts:
             self._words[(scope, "term", term)] = stats.df.get(term, 0)
             self._words.move_to_end((scope, "term", term))
         for concept, n in zip(concepts, stats.concepts):
-            self._words[(scope, "concept", _key(concept))] = n
-            self._words.move_to_end((scope, "concept", _key(concept)))
+            key = (scope, "concept", _key(concept))
+            self._words[key] = n
+            self._words.move_to_end(key)
         while len(self._words) > self.size:
             self._words.popitem(last=False)
 
@@ -98,6 +99,7 @@ class Counts:
 
 
 def _key(concept: Concept) -> tuple[tuple[str, ...], ...]:
+    """``concept`` as the memory keys it, however it was written."""
     return tuple(map(tuple, concept))
 
 

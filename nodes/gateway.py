@@ -273,7 +273,7 @@ class Gateway(NodeService):
         return again, (await self._count(request, ask.question, again, budget, trace, Guesses()))[0]
 
     async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
-                       asked: Whom, topic: tuple[Callable[[str], bool], str] | None = None) -> list[ChildOutcome]:
+                       asked: Whom, topic: tuple[Callable[[str], bool], str] | None) -> list[ChildOutcome]:
         """Asks every organization, streaming each one's result to the caller as it lands — the first ``k`` (what the
         caller asked for) of the one list the question ranks by (the lexical list in a lexical question, else the
         dense one: the other, and a hybrid question's deeper dense list, are the gateway's to fuse), but for patients
@@ -649,9 +649,9 @@ def _topic(analysis: Analysis) -> tuple[Callable[[str], bool], str] | None:
     smoking history", a kind's members of the kind) — and why a summary that says none of it is withdrawn; ``None``
     when the question names only context."""
     indices = [i for group in asked(analysis) for i in group]
-    concepts = [analysis.concepts[i] for i in indices]
-    if not focal(analysis) or not concepts:
+    if not focal(analysis):  # then asked() gives every concept, context too
         return None
+    concepts = [analysis.concepts[i] for i in indices]
     return (lambda text: touches(text, concepts)), f"none of its sentences about patients mentions {_said(analysis, indices)}"
 
 

@@ -79,9 +79,9 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, us
                      modes: tuple[str, ...] = ("hybrid",), summarize: str = "none") -> dict:
     """p50/p99 of questions asked one after another through a running federation (as ``user`` if secured), in
     each ranking mode of ``modes`` (the modes take turns question by question, each first every other question, so
-    they share every condition),
-    with the answer ``summarize`` asks for; the p50 of the first round alone (each question new to the gateway, which
-    remembers the vectors of the questions and sentences it has seen) and the p99 of the later rounds (warm)."""
+    they share every condition), with the answer ``summarize`` asks for; the p50 of the first round alone (each
+    question new to the gateway, which remembers the vectors of the questions and sentences it has seen) and the p50
+    and p99 of the later rounds (warm)."""
     async with launched(spec, verbose=False) as running:
         creds = sign_in(spec, user) if user else None
         nc = await connect_as(running.url, "bench", creds)

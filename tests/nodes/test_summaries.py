@@ -173,24 +173,31 @@ def test_withheld_hits_are_quoted_only_through_the_summaries_that_cite_them():
     assert check("Ana Ruiz: Started warfarin for atrial fibrillation. [1]", hits)[0].startswith("[1] does not contain")
 
 
-async def test_the_closest_records_are_not_summarized_as_if_they_answered(released, demo_spec):
+async def streamed_summaries(url, spec, user, question):
+    """``question`` asked of the federation at ``url`` as ``user`` for an extractive answer: the final answer and every
+    summary the caller saw, streamed with an organization's result or in the answer."""
     from bus.asking import OrgResult
     from bus.client import events
-    from nodes.demo import corpus as demo_corpus
 
-    patients = list(demo_corpus.generate().patients)
-    question = "Which patients have Crohn's disease?"  # no demo record mentions it (tests/nodes/test_concepts.py)
-    creds, nc = await asker(released, demo_spec, "B.phys")
+    creds, nc = await asker(url, spec, user)
     try:
         streamed = [event async for event in events(nc, AskRequest(question=question, summarize="extractive", k=50,
                                                                    deadline_ms=15_000), headers=creds.headers(question))]
     finally:
         await nc.drain()
     answer = streamed[-1]
+    return answer, [s for event in streamed if isinstance(event, OrgResult) and event.result
+                    for s in event.result.summaries] + answer.summaries
+
+
+async def test_the_closest_records_are_not_summarized_as_if_they_answered(released, demo_spec):
+    from nodes.demo import corpus as demo_corpus
+
+    patients = list(demo_corpus.generate().patients)
+    # no demo record mentions it (tests/nodes/test_concepts.py)
+    answer, summaries = await streamed_summaries(released, demo_spec, "B.phys", "Which patients have Crohn's disease?")
     assert answer.closest and answer.hits, "the closest records are shown, labelled so"
     # hospital A releases only summaries to B.phys, so it summarizes whatever is asked: it is withdrawn here
-    summaries = [s for event in streamed if isinstance(event, OrgResult) and event.result
-                 for s in event.result.summaries] + answer.summaries
     assert any(s.path == "hospital_a" for s in answer.summaries)
     assert all(s.status == "insufficient" and not s.sentences and not s.clusters and s.error.type == "ungrounded"
                for s in summaries), summaries
@@ -253,20 +260,9 @@ def test_a_summary_keeps_only_its_sentences_about_patients_that_mention_what_is_
 
 
 async def test_a_summary_beside_an_answer_says_only_what_is_asked_of_its_patients(released, demo_spec):
-    from bus.asking import OrgResult
-    from bus.client import events
-
     question = "Which patients have atrial fibrillation?"
-    creds, nc = await asker(released, demo_spec, "B.phys")
-    try:
-        streamed = [event async for event in events(nc, AskRequest(question=question, summarize="extractive", k=50,
-                                                                   deadline_ms=15_000), headers=creds.headers(question))]
-    finally:
-        await nc.drain()
-    answer = streamed[-1]
+    answer, summaries = await streamed_summaries(released, demo_spec, "B.phys", question)
     assert not answer.closest and answer.answer_info.status == "successful"
-    summaries = [s for event in streamed if isinstance(event, OrgResult) and event.result
-                 for s in event.result.summaries] + answer.summaries
     # hospital A releases only summaries to B.phys, so it summarizes its passages nearest the question, whatever they say
     assert any(s.path == "hospital_a" for s in answer.summaries)
     assert any(s.sentences for s in answer.summaries), "the summaries of what mentions it still say it"
