@@ -1439,7 +1439,7 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
         return False
     placed = False
     joined = {part.casefold() for compound in _COMPOUND.findall(text) for part in _HYPHEN.split(compound)}
-    for words, stems, _, _ in _clauses(text):
+    for words, stems, _, _, _ in _clauses(text):
         for i, terms in enumerate(stems):
             if first not in terms:
                 continue
@@ -1682,6 +1682,13 @@ _UNDONE_AFTER = re.compile(r"(?:(?:he|she|they|it|this|is|are|was|were|has|had|h
                            r"eventually|recently)\s+)*(?:(?:" + "|".join(sorted(UNDOING)) + r")"
                            r"(?:\s+(?:it|them|taking|using|because|due|after|when|on|in)\b.*)?|" + _NO_LONGER + ")")
 _TURNS = frozenset({"but", "however"})
+#: How many words a clause ending in a colon may have to be a heading, which says what it names as its section does
+#: (:func:`_as_headed`).
+HEADING_WORDS = 4
+#: What a section holding nothing begins with ("ALLERGIES: NKDA.", "Past surgical history: Noncontributory."), beside
+#: the negations; and the words before the one that says how ("Tobacco: Patient denies.", "Smoking: He quit in 2005.").
+_EMPTY_SECTION = frozenset("none nkda nka nkma nil negative unremarkable noncontributory non-contributory n/a".split())
+_HEADED_SUBJECTS = frozenset("patient pt he she they the does did do has is was".split())
 #: A relative's word labelling what follows it ("Maternal grandfather: pancreatic cancer", "Mother: breast cancer"):
 #: its colon ends no clause, so the relative reaches what it labels.
 _KIN_LABEL = re.compile(r"\b((?:(?:maternal|paternal|great|older|younger|twin)[\s-]+)*(?:"
@@ -1704,17 +1711,38 @@ def _held(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=2_048)
-def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool, tuple[int, ...]], ...]:
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], tuple[frozenset[str], ...], bool, tuple[int, ...],
+                                       tuple[str, ...] | None], ...]:
     """The clauses of ``text``: each one's words, each word's terms, whether the clause after it, turned to by
-    "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`), and which of the clause's comma-separated
-    items each word is in."""
+    "but" or "however", undoes what it ends with (:data:`_UNDONE_AFTER`), which of the clause's comma-separated
+    items each word is in, and, for a heading (at most :data:`HEADING_WORDS` words and a colon: "ALLERGIES:",
+    "Tobacco use:"), the words of the clause it heads (``None`` for a clause that is no heading)."""
     parts = _CLAUSE.split(_KIN_LABEL.sub(r"\1 ", text))  # clause, what ends it, clause, ...
     found = [_itemized(part) for part in parts[::2]]
     said = [tuple(word for word, _ in clause) for clause in found]
-    turns = [end.strip().casefold() in _TURNS for end in parts[1::2]]
+    ends = [end.strip().casefold() for end in parts[1::2]]
+    turns = [end in _TURNS for end in ends]
+    headings = [end == ":" for end in ends]
     return tuple((words, tuple(_word_terms(word) for word in words),
-                  turned and bool(_UNDONE_AFTER.fullmatch(" ".join(then))), tuple(item for _, item in clause))
-                 for words, turned, then, clause in zip(said, [*turns, False], [*said[1:], ()], found) if words)
+                  turned and bool(_UNDONE_AFTER.fullmatch(" ".join(then))), tuple(item for _, item in clause),
+                  then if heads and len(words) <= HEADING_WORDS else None)
+                 for words, turned, heads, then, clause in zip(said, [*turns, False], [*headings, False],
+                                                               [*said[1:], ()], found) if words)
+
+
+def _as_headed(need: frozenset[str], filled: tuple[str, ...]) -> bool | str | None:
+    """How a heading naming a concept (``need``, its terms) says it, from the clause it heads (``filled``): as that
+    clause begins — "ALLERGIES: None." (or "NKDA", "Denies", "Does not smoke") absent, "Tobacco: Never." never,
+    "Smoking: Quit in 2005." ended, "ALLERGIES: Penicillin (rash)." present — or, where that clause names the
+    concept again ("ALLERGIES: No known drug allergies."), not at all (``None``): that clause says how."""
+    if need <= set().union(*map(_word_terms, filled)):
+        return None
+    first = next((word for word in filled if word not in _HEADED_SUBJECTS), "")
+    if first == "never":
+        return NEVER
+    if first in ENDING:
+        return ENDED
+    return False if first in NEGATIONS or first in _EMPTY_SECTION else True
 
 
 def _itemized(clause: str) -> list[tuple[str, int]]:
@@ -1871,7 +1899,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
-    for words, stems, undone, items in _clauses(text):
+    for words, stems, undone, items, filled in _clauses(text):
         said: set[bool | str | None] = set()
         for need, off_normal, result, suspected in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
@@ -1884,6 +1912,11 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))
                 said.add(KIN_DENIED if denied else None)
+                continue
+            if filled:  # a heading: as its section says it
+                headed = _as_headed(need, filled)
+                if headed is not None:
+                    said.add(headed)
                 continue
             if _hypothetical(words[:places[0]], suspected):
                 said.add(HYPOTHETICAL)

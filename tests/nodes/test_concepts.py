@@ -1027,6 +1027,30 @@ def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
     assert analyse("Who stopped warfarin?").past == frozenset(), "asked as ended: ended, not past (test above)"
 
 
+def test_a_heading_says_what_it_names_as_its_section_does():
+    """"ALLERGIES: No known drug allergies." told "Which patients have allergies?": the heading was read as a mention
+    of its own, affirming. A heading says what it names as the section it heads does: absent where that begins with
+    nothing ("None", "NKDA", "Denies"), never or ended likewise, present where it names something, and not at all
+    where the section names it again and says how."""
+    from nodes.concepts import tells
+
+    allergies = analyse("Which patients have allergies?")
+    for empty in ("ALLERGIES: No known drug allergies.", "ALLERGIES: NKDA.", "Allergies: None.", "ALLERGIES: None known.",
+                  "Allergies: Denies.", "Drug allergies: none. Medications: lisinopril."):
+        assert not tells(empty, allergies, [0]), empty
+        assert tells(empty, analyse("Which patients have no allergies?"), [0]), empty
+    assert tells("ALLERGIES: Penicillin (rash).", allergies, [0]) and tells("ALLERGIES: Sulfa, no others.", allergies, [0])
+    smokes = analyse("Who smokes?")
+    assert tells("Smoking: 1 pack per day.", smokes, [0])
+    for not_now in ("Tobacco: Never.", "Smoking: Quit in 2005.", "Tobacco use: Patient denies.", "Smoking: Does not smoke."):
+        assert not tells(not_now, smokes, [0]), not_now
+    assert tells("Tobacco: Never.", analyse("Who has never smoked?"), [0])
+    assert tells("Smoking: Quit in 2005.", analyse("Which patients are former smokers?"), [0])
+    assert not tells("Smoking: Quit in 2005.", analyse("Who has never smoked?"), [0]), "ended is not never"
+    # a long clause ending in a colon is no heading: it says what it says
+    assert tells("She reports the following known allergies: penicillin.", allergies, [0])
+
+
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
     """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
     including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
