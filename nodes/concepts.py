@@ -813,22 +813,42 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
                     done=frozenset(i for i, concept in enumerate(concepts)
                                    if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)),
-                    past=frozenset(i for i, place in enumerate(places)
-                                   if i not in negated and place is not None and _asked_past(text[:place[0]])))
+                    past=frozenset(i for i, (concept, place) in enumerate(zip(concepts, places))
+                                   if i not in negated and place is not None
+                                   and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)))
+
+
+def _verb_itself(concept: Concept, verbs: frozenset[str]) -> str:
+    """A concept's own word where the parse took it for a verb ("Who *smoked*?"): it says when too."""
+    return concept.text if " " not in concept.text and concept.text.casefold() in verbs else ""
 
 
 #: The words that say when a question asks its thing to be so, the last before it in its sentence deciding: at some
 #: time (group 1: "were treated with", "had", "took", "has ever taken", "was on") or now ("are on", "is taking", "has",
 #: "does … take", "currently").
-_TENSE = re.compile(r"\b(?:(was|were|had|did|took|taken|received|got|used|ever|been|once|previously)|"
-                    r"(is|are|am|has|have|do|does|take|takes|taking|currently|now|still))\b", re.IGNORECASE)
+_TENSE = re.compile(r"\b(?:(was|were|had|did|took|taken|received|got|used|ever|been|once|previously|underwent|drank|"
+                    r"fell|broke)|"
+                    r"(is|are|am|has|have|do|does|take|takes|taking|currently|now|still)|(\w+[a-df-z]ed))\b",
+                    re.IGNORECASE)
+#: The words before a word ending in "-ed" that leave it saying nothing of when: a passive now ("Which patients *are
+#: prescribed* warfarin?") or a participle the parse may take for one ("Which patients *have elevated* blood pressure?").
+_BEFORE_PARTICIPLE = frozenset("is are am be being has have".split())
 
 
-def _asked_past(before: str) -> bool:
+def _asked_past(before: str, verbs: frozenset[str] = frozenset()) -> bool:
     """Whether a question asks what follows ``before`` (its text up to a concept) as so at some time: the last word of
-    its sentence saying when (:data:`_TENSE`) says it was."""
-    said = _TENSE.findall(re.split(r"[.?!;]", before)[-1])
-    return bool(said) and bool(said[-1][0])
+    its sentence saying when (:data:`_TENSE`) says it was — of the words ending in "-ed", a verb of the parse's
+    (``verbs``: "Who *smoked*?", "Which patients *smoked* cigarettes?", not "uncontrolled") not after a word that
+    leaves it saying nothing of when (:data:`_BEFORE_PARTICIPLE`)."""
+    sentence = re.split(r"[.?!;]", before)[-1]
+    past = False
+    for match in _TENSE.finditer(sentence):
+        if match.group(3):
+            previous = sentence[:match.start()].split()[-1:]
+            if match.group(3).casefold() not in verbs or (previous and previous[0].casefold() in _BEFORE_PARTICIPLE):
+                continue
+        past = not match.group(2)
+    return past
 
 
 #: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son
@@ -1598,6 +1618,31 @@ def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
             or not SUSPECTED.isdisjoint(near) or not _RULING_OUT.isdisjoint(zip(near, near[1:])))
 
 
+#: The polarity of a mention of what is only planned ("Outpatient colonoscopy and upper endoscopy to evaluate …",
+#: "Colonoscopy in six to eight weeks", "scheduled for a knee replacement"): a question asking what was so ("Which
+#: patients had a colonoscopy?", :attr:`Analysis.past`) or whether it was is not told by it; one asking what is so
+#: ("…are on insulin?" of "will start insulin") is, as by what is said present. Planned by a word before it within
+#: :data:`PLAN_REACH` (:data:`_PLANNING`; not "pending", which is of results: "Treat urosepsis with IV ceftriaxone pending
+#: urine culture sensitivities"), or after it "in" and a time to come ("in two weeks", "in the next month"). Not by
+#: "planned" after it: "Laparoscopic cholecystectomy planned within 72 hours of presentation" in a discharge summary
+#: was done by the time it was written.
+PLANNED = "planned"
+_PLANNING = frozenset("""will plan plans planned planning scheduled schedule upcoming arrange arranged arranging outpatient
+recommend recommended consider considering""".split())
+_LATER = frozenset("day days week weeks month months year years".split())
+_EARLIER = frozenset("past last prior previous preceding".split())
+PLAN_REACH = 6
+
+
+def _planned(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether the words ``before`` and ``after`` a mention say it is only planned (:data:`PLANNED`)."""
+    if not _PLANNING.isdisjoint(before[-PLAN_REACH:]):
+        return True
+    after = after[:PLAN_REACH]
+    return any(word == "in" and any(later in _LATER for later in after[i + 1:i + 5])
+               and _EARLIER.isdisjoint(after[i + 1:i + 5]) for i, word in enumerate(after))
+
+
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
 #: "Her mother did not have diabetes"): neither the patient's nor a relative's, it tells no question.
 KIN_DENIED = "denied of relatives"
@@ -1881,15 +1926,16 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
-    possibility, :data:`AVERTED` where a vaccine or a screening is for it; none when no clause holds all its words. A
-    reading that writes it (:func:`_reading`: "heart rate 107" of a fast heart rate) affirms it; what a family
-    history's section mentions is a relative's (:func:`_family_sections`)."""
+    possibility, :data:`AVERTED` where a vaccine or a screening is for it, :data:`PLANNED` where it is only planned;
+    none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast
+    heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
         mentioned, found = False, set()
         for piece, theirs in _family_sections(text):
             said, how = _polarities(piece, concepts, kin=theirs)
             if said:  # a family history affirming it affirms it of a relative; denying it, denies it of them
-                mentioned, found = True, found | ({None if one is True else KIN_DENIED for one in how} if theirs else how)
+                theirs_how = {None if one in (True, PLANNED) else KIN_DENIED for one in how}
+                mentioned, found = True, found | (theirs_how if theirs else how)
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
@@ -1942,7 +1988,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                   or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):
                 said.add(ENDED)
             else:
-                said.add(True)
+                said.add(PLANNED if _planned(before, words[places[-1] + 1:]) else True)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too
         negations = said & {False, ENDED, NEVER}
@@ -1991,7 +2037,7 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     if analysis.whether:
         return {True, False, ENDED, NEVER}
     if i not in analysis.negated:
-        return {True, ENDED} if i in analysis.past else {True}
+        return {True, ENDED} if i in analysis.past else {True, PLANNED}
     return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}
 
 

@@ -601,11 +601,20 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # leave the rest to passages that did not make the hits ("…had a hip fracture after a fall") — but where the
     # question asks for both, each saying one is not the answer ("Any patients with both COPD and heart failure?")
     whole = _of_whole(told, len(groups), dict(cited), telling)
-    if whole or (telling and not analysis.together):
+    # … unless the hits mention a thing told by none of them only otherwise: then they say it is not so as asked
+    # ("Which patients had surgery on their hip?" of "Right hip hemiarthroplasty planned for the next morning")
+    untold = [i for g, group in enumerate(groups) if not any(g in things for things in told.values()) for i in group]
+    otherwise_said = [i for i in untold if any(mentions(text, [analysis.concepts[i]])
+                                               for texts in judged.values() for text in texts)]
+    if whole or (telling and not analysis.together and not otherwise_said):
         return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other)
-    if telling:
+    if telling and analysis.together:
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
                      + " and ".join(_said(analysis, group) for group in groups) + " of one patient")
+    if otherwise_said:
+        return Focus(passages=withheld, weigh=weigh,
+                     unsaid=f"the closest records mention {_said(analysis, otherwise_said)}"
+                            f"{_how_else(analysis, otherwise_said)}")
     if any(mentions(text, concepts) for texts in judged.values() for text in texts):
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
@@ -671,7 +680,7 @@ def _how_else(analysis: Analysis, indices: list[int]) -> str:
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied, stopped, a risk or what a vaccine or a screening is for, or of a relative"
+        return " only as absent, denied, stopped, planned, a risk or what a vaccine or a screening is for, or of a relative"
     return " otherwise"
 
 

@@ -1024,6 +1024,14 @@ def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
         assert warfarin not in analysis.past and not tells(stopped, analysis, [warfarin]), question
     smoked = analyse("Which patients were smokers?")
     assert tells("Former smoker who quit 4 years ago.", smoked, [0]) and not tells("Never smoker.", smoked, [0])
+    # a verb's past form says it too, the concept's own ("Who smoked?") or before it, where the parse took it for a verb
+    for question in ("Who smoked?", "Which patients smoked cigarettes?", "Who drank alcohol?"):
+        analysis = analysed(question)
+        assert analysis.past == {0}, question
+    assert tells("Former smoker who quit 4 years ago.", analysed("Who smoked?"), [0])
+    for question in ("Who smokes?", "Which patients are prescribed warfarin?", "Which patients have elevated blood pressure?",
+                     "Which patients with uncontrolled diabetes are on insulin?"):
+        assert analysed(question).past == frozenset(), f"now, or an adjective: {question}"
     assert analyse("Who stopped warfarin?").past == frozenset(), "asked as ended: ended, not past (test above)"
 
 
@@ -1049,6 +1057,32 @@ def test_a_heading_says_what_it_names_as_its_section_does():
     assert not tells("Smoking: Quit in 2005.", analyse("Who has never smoked?"), [0]), "ended is not never"
     # a long clause ending in a colon is no heading: it says what it says
     assert tells("She reports the following known allergies: penicillin.", allergies, [0])
+
+
+def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
+    """"Which patients had a colonoscopy?" named, on the demo, patients whose plans say "Outpatient colonoscopy and upper
+    endoscopy to evaluate for occult blood loss" and "Colonoscopy in six to eight weeks": what is planned was not done.
+    Asked what is so (a need, a drug now), a plan still tells it."""
+    from nodes.concepts import tells
+
+    planned = ("Outpatient colonoscopy and upper endoscopy to evaluate for occult blood loss.",
+               "Colonoscopy in six to eight weeks once inflammation resolves.", "Scheduled for colonoscopy next month.")
+    had = analyse("Which patients had a colonoscopy?")
+    assert had.past == {0}
+    for plan in planned:
+        assert not tells(plan, had, [0]), plan
+        assert tells(plan, analyse("Which patients need a colonoscopy?"), [0]), plan
+        assert not tells(plan, analyse("Did Donna Perez have a colonoscopy?"), [0]), f"neither yes nor no: {plan}"
+    assert tells("Colonoscopy in 2019 showed diverticulosis.", had, [0]), "done, at a time gone"
+    urosepsis = analyse("Which patients were treated for urosepsis?")
+    assert tells("Treat urosepsis with IV ceftriaxone pending urine culture sensitivities.", urosepsis, [0]), "results"
+    chest = analyse("Which patients had chest pain?")
+    assert tells("Chest pain for the past 3 weeks.", chest, [0]) and tells("Chest pain in the last week.", chest, [0])
+    # "planned" after it is not read so: a discharge summary's "…planned within 72 hours of presentation" was done
+    assert tells("Laparoscopic cholecystectomy planned within 72 hours of presentation.",
+                 analyse("Which patients underwent a laparoscopic cholecystectomy?"), [0])
+    assert tells("Will start insulin glargine tonight.", analyse("Which patients are on insulin?"), [0])
+    assert not tells("Will start insulin glargine tonight.", analyse("Who was on insulin?"), [0])
 
 
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
