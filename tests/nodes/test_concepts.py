@@ -829,6 +829,19 @@ async def test_an_answer_about_two_things_names_the_patients_whose_records_say_b
     assert all("hip" in line.lower() for line in answer.answer.splitlines()), answer.answer
 
 
+async def test_two_things_one_said_only_otherwise_are_not_answered_with_patients_who_have_the_other(demo_federation, nc):
+    """"Which patients with diabetes had a colonoscopy?": the demo's records mention colonoscopy only as planned
+    ("Outpatient colonoscopy …", "Colonoscopy in six to eight weeks"), so patients with diabetes alone are no answer,
+    as they would be where a patient's best passage left the colonoscopy to passages outside the hits."""
+    for question in ["Which patients had a colonoscopy?", "Which patients with diabetes had a colonoscopy?"]:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+        assert "mention colonoscopy only as" in answer.answer and "planned" in answer.answer, answer.answer
+        assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+    answer = await ask(nc, AskRequest(question="Which patients need a colonoscopy?", summarize="extractive"))
+    assert answer.answer_info.status == "successful" and "colonoscopy" in answer.answer.lower(), answer.answer
+
+
 async def test_two_things_no_one_patient_has_are_not_answered_with_patients_who_have_one(demo_federation, nc):
     """"Are any patients on both warfarin and aspirin?" named nine patients on aspirin alone, and "Any patients with both
     COPD and heart failure?" patients with COPD alone: where no patient's records say both, each saying one was quoted.
