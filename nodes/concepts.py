@@ -1620,12 +1620,12 @@ def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
 
 #: The polarity of a mention of what is only planned ("Outpatient colonoscopy and upper endoscopy to evaluate …",
 #: "Colonoscopy in six to eight weeks", "scheduled for a knee replacement"): a question asking what was so ("Which
-#: patients had a colonoscopy?", :attr:`Analysis.past`) or whether it was is not told by it; one asking what is so
-#: ("…are on insulin?" of "will start insulin") is, as by what is said present. Planned by a word before it within
-#: :data:`PLAN_REACH` (:data:`_PLANNING`; not "pending", which is of results: "Treat urosepsis with IV ceftriaxone pending
-#: urine culture sensitivities"), or after it "in" and a time to come ("in two weeks", "in the next month"). Not by
-#: "planned" after it: "Laparoscopic cholecystectomy planned within 72 hours of presentation" in a discharge summary
-#: was done by the time it was written.
+#: patients had a colonoscopy?", :attr:`Analysis.past`) is not told by it; one asking what is so ("…are on insulin?"
+#: of "will start insulin") is, as by what is said present, and one asking whether a named patient had it, as by "no".
+#: Planned by a word before it within :data:`PLAN_REACH` (:data:`_PLANNING`; not "pending", which is of results: "Treat
+#: urosepsis with IV ceftriaxone pending urine culture sensitivities"), or after it "in" and a time to come ("in two
+#: weeks", "in the next month"). Not by "planned" after it: "Laparoscopic cholecystectomy planned within 72 hours of
+#: presentation" in a discharge summary was done by the time it was written.
 PLANNED = "planned"
 _PLANNING = frozenset("""will plan plans planned planning scheduled schedule upcoming arrange arranged arranging outpatient
 recommend recommended consider considering""".split())
@@ -2034,8 +2034,8 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if i in analysis.averted:
         return {AVERTED}
-    if analysis.whether:
-        return {True, False, ENDED, NEVER}
+    if analysis.whether:  # yes, no, or not yet: "Did Luis Davis have a colonoscopy?" of "Outpatient colonoscopy …"
+        return {True, False, ENDED, NEVER, PLANNED}
     if i not in analysis.negated:
         return {True, ENDED} if i in analysis.past else {True, PLANNED}
     return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}

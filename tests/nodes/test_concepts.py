@@ -1075,17 +1075,20 @@ def test_a_heading_says_what_it_names_as_its_section_does():
 def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
     """"Which patients had a colonoscopy?" named, on the demo, patients whose plans say "Outpatient colonoscopy and upper
     endoscopy to evaluate for occult blood loss" and "Colonoscopy in six to eight weeks": what is planned was not done.
-    Asked what is so (a need, a drug now), a plan still tells it."""
+    Asked what is so (a need, a drug now), a plan still tells it, and asked whether a named patient had it, it tells
+    them not yet."""
     from nodes.concepts import tells
 
     planned = ("Outpatient colonoscopy and upper endoscopy to evaluate for occult blood loss.",
                "Colonoscopy in six to eight weeks once inflammation resolves.", "Scheduled for colonoscopy next month.")
     had = analyse("Which patients had a colonoscopy?")
     assert had.past == {0}
+    whether = analysed("Did Donna Perez have a colonoscopy?")
+    assert whether.whether and [concept.text for concept in whether.concepts] == ["colonoscopy"]
     for plan in planned:
         assert not tells(plan, had, [0]), plan
         assert tells(plan, analyse("Which patients need a colonoscopy?"), [0]), plan
-        assert not tells(plan, analyse("Did Donna Perez have a colonoscopy?"), [0]), f"neither yes nor no: {plan}"
+        assert tells(plan, whether, [0]), f"not yet, as a 'no' tells it: {plan}"
     assert tells("Colonoscopy in 2019 showed diverticulosis.", had, [0]), "done, at a time gone"
     urosepsis = analyse("Which patients were treated for urosepsis?")
     assert tells("Treat urosepsis with IV ceftriaxone pending urine culture sensitivities.", urosepsis, [0]), "results"
