@@ -602,7 +602,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # question asks for both, each saying one is not the answer ("Any patients with both COPD and heart failure?")
     whole = _of_whole(told, len(groups), dict(cited), telling)
     # … unless the hits mention a thing told by none of them only otherwise: then they say it is not so as asked
-    # ("Which patients had surgery on their hip?" of "Right hip hemiarthroplasty planned for the next morning")
+    # ("Which patients with diabetes had a colonoscopy?" of "Outpatient colonoscopy and upper endoscopy …": planned)
     untold = [i for g, group in enumerate(groups) if not any(g in things for things in told.values()) for i in group]
     otherwise_said = [i for i in untold if any(mentions(text, [analysis.concepts[i]])
                                                for texts in judged.values() for text in texts)]
