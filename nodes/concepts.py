@@ -1639,8 +1639,11 @@ def _planned(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
     if not _PLANNING.isdisjoint(before[-PLAN_REACH:]):
         return True
     after = after[:PLAN_REACH]
-    return any(word == "in" and any(later in _LATER for later in after[i + 1:i + 5])
-               and _EARLIER.isdisjoint(after[i + 1:i + 5]) for i, word in enumerate(after))
+    for i, word in enumerate(after):
+        then = set(after[i + 1:i + 5])  # "in two weeks", "in the next month"; not "in the past 3 weeks"
+        if word == "in" and then & _LATER and not then & _EARLIER:
+            return True
+    return False
 
 
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
@@ -1934,8 +1937,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
         for piece, theirs in _family_sections(text):
             said, how = _polarities(piece, concepts, kin=theirs)
             if said:  # a family history affirming it affirms it of a relative; denying it, denies it of them
-                theirs_how = {None if one in (True, PLANNED) else KIN_DENIED for one in how}
-                mentioned, found = True, found | (theirs_how if theirs else how)
+                mentioned = True
+                found |= {None if one in (True, PLANNED) else KIN_DENIED for one in how} if theirs else how
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
