@@ -30,7 +30,7 @@ from bus.subjects import org_of
 from nodes.data import _sentences, lexical
 from nodes.data.index import TOLERANCE, best_scores
 from nodes.data.store import LeafStore
-from nodes.data.topk import Candidates, evidence, search_complete
+from nodes.data.topk import Candidate, Candidates, evidence, search_complete
 
 #: Whether a caller may see a passage with these metadata — its record's, and its ``record_id`` — (the leaf's
 #: per-document policy).
@@ -148,7 +148,8 @@ class PassageRetriever:
                 bound = float(approx.min()) + TOLERANCE if len(approx) else float("-inf")
                 return Candidates(self._hits(labels, read), bound=bound, exhausted=len(labels) >= len(self.store))
 
-        return search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K, collapse=query.collapse)
+        return [kept.hit() for kept in search_complete(fetch, query.k, query.fetch_k, limit=MAX_FETCH_K,
+                                                       collapse=query.collapse)]
 
     def _bm25(self, query: Query, within: set[int] | None) -> dict[int, float]:
         """BM25 with the federation's statistics of every passage holding one of the question's terms (``within``
@@ -178,10 +179,11 @@ class PassageRetriever:
         # every passage holding a term is scored exactly, so the first k in the total order are the leaf's
         # share of the federation's top k; BM25 ties are common (short templated notes) and are not all sent
         k = query.lexical_depth()
-        return search_complete(fetch, k, first, limit=len(scored), collapse=query.collapse, ties=False)
+        return [kept.hit() for kept in search_complete(fetch, k, first, limit=len(scored), collapse=query.collapse,
+                                                       ties=False)]
 
-    def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Hit]:
-        """The visible passages under ``labels`` as hits: scored by BM25 (``ranked_by_bm25``) or by cosine
+    def _hits(self, labels, read: _Read, ranked_by_bm25: bool = False) -> list[Candidate]:
+        """The visible passages under ``labels`` as candidate hits: scored by BM25 (``ranked_by_bm25``) or by cosine
         similarity, with both (BM25 when the search has it: 0 for a passage without the question's words) and, if
         the query asks, their vectors. Each passage is read, scored and judged once per search (``read``), however
         many batches and lists hold it."""
@@ -205,7 +207,7 @@ class PassageRetriever:
         for label in labels:
             if label not in made and read.found[label] is not None:
                 fields = read.found[label]
-                made[label] = Hit(score=fields["bm25"] if ranked_by_bm25 else fields["similarity"], **fields)
+                made[label] = Candidate(fields["bm25"] if ranked_by_bm25 else fields["similarity"], fields)
         return [made[label] for label in labels if label in made]
 
     def _carried_sentences(self, passage) -> bytes | None:
@@ -259,8 +261,8 @@ class _Read:
         self.found: dict[int, dict | None] = {}
         #: Passages to read with the next batch, whichever list asks for it.
         self.ahead: list[int] = []
-        self.by_similarity: dict[int, Hit] = {}
-        self.by_bm25: dict[int, Hit] = {}
+        self.by_similarity: dict[int, Candidate] = {}
+        self.by_bm25: dict[int, Candidate] = {}
 
 
 #: Every kind of retriever a leaf may be, by the name its spec gives (``retriever = "passages"``).

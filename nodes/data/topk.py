@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bus.messages import Hit
+from bus.messages import Hit, PassageRef
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -61,12 +61,40 @@ def evidence(text: str, patient: str | None, per_patient: bool) -> str | None:
     return patient_digest(patient) if per_patient else digest(text, patient)
 
 
+class Candidate:
+    """A passage a leaf's search has read and scored, before its top k is chosen: ordered and folded by :func:`select`
+    as a hit is, but made without building and validating a :class:`~bus.messages.Hit` — a leaf reads several
+    times more passages than it keeps, and only what it keeps becomes a hit (:meth:`hit`)."""
+
+    __slots__ = ("score", "path", "id", "digest", "duplicates", "fields")
+
+    def __init__(self, score: float, fields: dict, duplicates: list[PassageRef] | None = None) -> None:
+        self.score, self.fields = score, fields  # every field of the hit but its score and copies
+        self.path, self.id, self.digest = fields["path"], fields["id"], fields["digest"]
+        self.duplicates = [] if duplicates is None else duplicates
+
+    def order_key(self) -> tuple[float, str, str]:
+        """As :meth:`bus.messages.Hit.order_key`."""
+        return (-self.score, self.path, self.id)
+
+    def ref(self) -> PassageRef:
+        return PassageRef(path=self.path, id=self.id)
+
+    def model_copy(self, update: dict) -> Candidate:
+        """A copy with ``update``'s ``duplicates`` (what :func:`select` changes of a hit)."""
+        return Candidate(self.score, self.fields, update.get("duplicates", self.duplicates))
+
+    def hit(self) -> Hit:
+        """The kept passage as a hit."""
+        return Hit(score=self.score, duplicates=self.duplicates, **self.fields)
+
+
 def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False) -> list[Hit]:
     """The best ``k`` hits in the total order, copies collapsed into the first of each group.
 
     Args:
-        hits: hits in any order (they are not modified: a kept hit that gains copies is a copy of its own; the
-            others are the hits given).
+        hits: hits or :class:`Candidate` objects, in any order (they are not modified: a kept hit that gains copies is a
+            copy of its own; the others are the hits given).
         k: how many to keep.
         collapse: fold hits with the same digest into the first one, listing the others.
         ties: also keep every further hit whose score equals the k-th kept hit's score.
@@ -74,7 +102,7 @@ def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False
     kept: list[Hit] = []
     groups: dict[str, int] = {}  # a digest's first hit: its place in kept
     copied: set[int] = set()  # the kept hits that are copies (made when a first copy of theirs turns up)
-    for hit in sorted(hits, key=Hit.order_key):
+    for hit in sorted(hits, key=_order):
         at = groups.get(hit.digest) if collapse and hit.digest else None
         if at is not None:
             if at not in copied:
@@ -92,12 +120,16 @@ def select(hits: list[Hit], k: int, *, collapse: bool = True, ties: bool = False
     return kept
 
 
+def _order(hit: Hit | Candidate) -> tuple[float, str, str]:
+    return hit.order_key()
+
+
 @dataclass
 class Candidates:
     """What an index gave for one batch size (see :func:`search_complete`).
 
     Attributes:
-        hits: the candidates that passed the filters, with exact scores.
+        hits: the candidates that passed the filters, with exact scores (hits or :class:`Candidate` objects).
         bound: no passage outside this batch can score above it (the batch's lowest approximate
             score plus the index's tolerance).
         exhausted: the batch holds every passage there is.
