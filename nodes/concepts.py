@@ -1378,8 +1378,11 @@ def otherwise(text: str, concepts: list[Concept]) -> bool:
         _says(text, held, concept) for concept in concepts)
 
 
+@functools.lru_cache(maxsize=32_768)
 def _says(text: str, held: frozenset[str], concept: Concept) -> bool:
-    """Whether ``text`` (its terms ``held``) mentions ``concept``: in words, or by a reading that writes it."""
+    """Whether ``text`` (its terms ``held``) mentions ``concept``: in words, or by a reading that writes it. Remembered
+    (an LRU of 32,768): the passages a gateway fuses and quotes come back question after question, and so do the
+    things asked about."""
     read = _reading(text, concept)
     return read is True or _holds(text, held, _ways(concept, read), concept)
 
