@@ -1611,6 +1611,15 @@ def _joins_affirming(words: tuple[str, ...], i: int) -> bool:
     return i > 0 and words[i - 1] == "and" and words[i] in _AFFIRMING and words[i] not in _NOT_A_VERB
 
 
+def _opens_clause(words: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]`` is an "and" between two clauses, each with its verb (:data:`_FINITE`), the second's after
+    its own subject: "There is no prior history of epilepsy and CT of the head was unremarkable" — no negation of the
+    first reaches the second. Not "No fever and chills were reported" (the first has no verb: the second's is
+    both's), nor "denies fever and has a cough" (no subject: :func:`_joins_affirming`)."""
+    return (words[i] == "and" and not _FINITE.isdisjoint(words[:i])
+            and not _FINITE.isdisjoint(words[i + 2:]) and words[i + 1:i + 2] not in _VERB_NEXT)
+
+
 def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
     """Whether the words of a clause ``preceding`` a mention make it a possibility (:data:`HYPOTHETICAL`) — a suspicion
     not when the question asks for one (``suspected``: "Which patients had suspected COVID?")."""
@@ -1720,6 +1729,12 @@ revealed""".split())
 #: Words that begin what the patient presents with, which no negation before them reaches (ConText's terminations,
 #: abridged): "a married woman with no children now presenting with recurrent depressive symptoms".
 _PRESENTING = frozenset("presents presenting complains complaining states stating".split())
+#: The verbs that make a clause of the words around them (:func:`_opens_clause`): being, having, and what a test or
+#: the patient says.
+_FINITE = frozenset("""is are was were has have had shows showed reveals revealed demonstrates demonstrated denies denied
+reports reported""".split())
+#: A verb right after "and": the clause it goes on with has no subject of its own (:func:`_opens_clause`).
+_VERB_NEXT = frozenset((word,) for word in _FINITE)
 #: Words of :data:`_AFFIRMING` that after "and" may go on with what is denied ("denies smoking and history of drug use").
 _NOT_A_VERB = frozenset("with history".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
@@ -1820,8 +1835,8 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
     in_item = listed = True  # whether a trigger would still reach it within its item, or through a list
     for i in range(at - 1, -1, -1):
         word = words[i]
-        if _brought(words, i):  # "denies any side effects of the metformin": what it brought is denied
-            return False
+        if _brought(words, i) or _opens_clause(words, i):  # "denies any side effects of the metformin": what it
+            return False  # brought is denied; "…no prior history of epilepsy and CT of the head was unremarkable"
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
         if (word in _AFFIRMING and not (i and _OR.fullmatch(words[i - 1]))  # no trigger just before it, in its item
@@ -1978,8 +1993,9 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             # a negation of what it brought ("denies any side effects of the metformin") is none of it, nor of what
             # "and" with a verb that affirms goes on to ("denies fever and has a cough") or the patient presents with
+            start = max(0, places[0] - NEGATION_REACH)
             before = before[max((i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
-                                 or before[i] in _PRESENTING), default=0):]
+                                 or before[i] in _PRESENTING or _opens_clause(words, start + i)), default=0):]
             triggers = [i for i, word in enumerate(before) if word in NEGATIONS]
             if triggers and _goes_on(before, triggers[-1]):  # "has not quit smoking", "was advised to quit smoking"
                 said.add(True)

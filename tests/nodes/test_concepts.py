@@ -1990,6 +1990,24 @@ def test_a_negation_reaches_six_words_that_say_something_within_its_item():
                  analyse("Which patients have gout?"), [0]), "a comma ends it"
 
 
+def test_a_negation_ends_where_and_opens_a_clause_of_its_own():
+    """"Which patients had a CT scan of the head?" of the demo was refused, "the closest records mention head only as
+    absent …", though three of its notes say "There is no prior history of epilepsy and CT of the head was
+    unremarkable": the "no" of the first clause reached the second, which has its own subject and verb."""
+    from nodes.concepts import tells
+
+    head_ct, gout = analysed("Which patients had a CT scan of the head?"), analyse("Which patients have gout?")
+    assert [concept.text for concept in head_ct.concepts] == ["CT scan", "head"]
+    told = "There is no prior history of epilepsy and CT of the head was unremarkable."
+    assert tells(told, head_ct, [0]) and tells(told, head_ct, [1])
+    for affirmed in ("He has no fever and his gout is worse.", "She is not on allopurinol and gout was diagnosed."):
+        assert tells(affirmed, gout, [0]), affirmed
+    # no verb before "and" (the second clause's verb is both's), or none after it: the negation reaches
+    for negated in ("No fever and gout were reported.", "He has no fever and no gout.", "She denies fever and gout.",
+                    "There is no history of fever and gout flares."):
+        assert not tells(negated, gout, [0]), negated
+
+
 def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes():
     from nodes.concepts import tells
 
