@@ -83,13 +83,27 @@ _FIELDS = re.compile(r"\b(?:patient|sex|gender)\s*:\s*(?P<sex>female|male|f|m)\b
 _TITLE = re.compile(r"\b(Mr|Ms|Mrs|Miss)\b\.?\s+(?:[A-Z][\w'’-]*\s+)?([A-Z][\w'’-]*)")
 
 
+#: The words a question asking for nothing but whom may hold besides its sex, its ages and its numbers ("Which
+#: patients are over 80?", "List all women aged 65 or older", "Who is younger than 30?").
+_ONLY_WHOM = frozenset("""
+which what who whom whose how many list show find name give tell me all our my the of any anyone anybody patients
+patient people persons individuals ones those are is were was be being there do does have has in among or and a an
+than old older oldest young younger youngest aged age ages year years yrs over above under below more less up
+children child kids minors infants babies newborns toddlers adolescents teenagers teens adult adults pediatric
+paediatric
+""".split()) | _FEMALE | _MALE
+
+
 @dataclass(frozen=True)
 class Whom:
-    """Whom a question asks about: a sex (``"female"``, ``"male"``) and an age range (inclusive), each or both."""
+    """Whom a question asks about: a sex (``"female"``, ``"male"``) and an age range (inclusive), each or both; ``only``
+    when the question asks for nothing else ("Which patients are over 80?"): then its answer is the patients whose
+    records say they are (:func:`kept`), not every patient none of whose records says otherwise."""
 
     sex: str | None = None
     low: int | None = None
     high: int | None = None
+    only: bool = False
 
     def __bool__(self) -> bool:
         return self.sex is not None or self.low is not None or self.high is not None
@@ -127,7 +141,8 @@ def whom(question: str) -> Whom:
         high = 19 if teens else 17
     elif low is None and high is None and _ADULTS.search(question):
         low = 18
-    return Whom(sex, low, high)
+    only = (sex is not None or low is not None or high is not None) and _ONLY_WHOM.issuperset(words)
+    return Whom(sex, low, high, only)
 
 
 #: Whom a question asks for when its answer is patients: "Which patients have gout?", "Which of our women …", "How many
@@ -175,16 +190,34 @@ def facts(hits: list[Hit]) -> dict[str, Facts]:
             said.ages.add(age)
         if sex and age is not None:
             continue
-        for match in (*_AGE_SEX.finditer(hit.text), *_FIELDS.finditer(hit.text)):
-            written = _age(match.group("age"))
-            if age is None and written is not None:
-                said.ages.add(written)
-            if not sex and match.group("sex"):
-                said.sexes.add(_sex(match.group("sex")))
+        written = _written(hit.text, hit.patient)
+        if age is None:
+            said.ages |= written.ages
         if not sex:
-            surname = hit.patient.split()[-1]
-            said.sexes |= {_sex(title) for title, name in _TITLE.findall(hit.text) if name == surname}
+            said.sexes |= written.sexes
     return found
+
+
+def _written(text: str, patient: str | None) -> Facts:
+    """What ``text`` says of the sex and age of ``patient`` (whom it is about)."""
+    said = Facts(set(), set())
+    for match in (*_AGE_SEX.finditer(text), *_FIELDS.finditer(text)):
+        age = _age(match.group("age"))
+        if age is not None:
+            said.ages.add(age)
+        if match.group("sex"):
+            said.sexes.add(_sex(match.group("sex")))
+    if patient and patient.split():
+        surname = patient.split()[-1]
+        said.sexes |= {_sex(title) for title, name in _TITLE.findall(text) if name == surname}
+    return said
+
+
+def states(asked: Whom, text: str, patient: str | None) -> bool:
+    """Whether ``text``, about ``patient``, says they are whom the question ``asked`` about ("Age: 84." of "Which
+    patients are over 80?", "This 92-year-old woman" of "Which women are over 80?"): what an answer to a question asking
+    for nothing else quotes of them."""
+    return bool(asked) and not otherwise(Whom(asked.sex, asked.low, asked.high, only=True), _written(text, patient))
 
 
 def _age(value) -> float | None:
@@ -210,11 +243,14 @@ def _sex(word: str) -> str:
 
 
 def otherwise(asked: Whom, said: Facts) -> bool:
-    """Whether a patient's records (``said``) say they are not whom the question asks about."""
+    """Whether a patient's records (``said``) say they are not whom the question asks about — or, asking for nothing
+    else (``asked.only``), do not say they are."""
+    aged = asked.low is not None or asked.high is not None
+    if asked.only:
+        return bool(asked.sex and asked.sex not in said.sexes) or (aged and not any(map(asked.ages, said.ages)))
     if asked.sex and said.sexes and asked.sex not in said.sexes:
         return True
-    return (asked.low is not None or asked.high is not None) and bool(said.ages) and \
-        not any(asked.ages(age) for age in said.ages)
+    return aged and bool(said.ages) and not any(asked.ages(age) for age in said.ages)
 
 
 def widened(asked: Whom, k: int) -> int:
@@ -224,7 +260,9 @@ def widened(asked: Whom, k: int) -> int:
 
 def kept(asked: Whom, *lists: list[Hit]) -> tuple[list[Hit], ...]:
     """Each of ``lists`` without the hits about patients whose records — what all the lists' hits about them say —
-    say they are not whom the question asks about; every list as it was when it asks about nobody in particular."""
+    say they are not whom the question asks about (asking for nothing else, do not say they are: "Which patients are
+    over 80?" is not answered by the medications of a patient no hit gives an age); every list as it was when it asks
+    about nobody in particular."""
     if not asked:
         return lists
     said = facts([hit for hits in lists for hit in hits])

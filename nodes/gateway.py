@@ -37,7 +37,7 @@ import hashlib
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import nats.errors
 import numpy as np
@@ -57,7 +57,7 @@ from nodes.counts import Counts, agrees
 from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
                             otherwise, spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
-from nodes.demographics import Whom, asks_which, kept, whom, widened
+from nodes.demographics import Whom, asks_which, kept, states, whom, widened
 from nodes.merge import complete, depth, fuse, lexical_depth, merge, summed
 from nodes.names import (applied_filter, held_nowhere, name_filters, nameless, parse, spoken_names, unnamed,
                           unsigned)
@@ -192,12 +192,14 @@ class Gateway(NodeService):
         vector, focused, filters, analysis, stats, meant, remembered = await self._analyze(request, ask, budget, trace)
         filters = held_nowhere(ask.question, filters, stats)  # a name no record holds a word of is someone held nowhere
         lexical = ask.mode != "dense"
+        # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
+        asked = whom(ask.question) if stats is not None and stats.people else Whom()
+        if asked.only:  # "Which patients are older than 80?": its words "older", "women" are whom, no thing asked
+            analysis = Analysis(terms=analysis.terms)
         absent, closest = grounding(analysis, stats)
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
         # question names is mentioned, or something is and the answer names patients (known once they answered)
         unsummarized = grounding(analysis, stats, naming=True)[1]
-        # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
-        asked = whom(ask.question) if stats is not None and stats.people else Whom()
         # … and, asking which patients, one hit each: a patient's many visits do not fill the top k
         per_patient = bool(ask.collapse and stats is not None and stats.people and asks_which(ask.question))
         wide = widened(asked, k)
@@ -229,7 +231,8 @@ class Gateway(NodeService):
         elif not answer.of_named and (topic := _topic(analysis)) is not None:
             answer.summaries = on_topic(answer.summaries, *topic)
         if ask.summarize != "none" and answer.error is None:
-            focus = _focus(analysis, stats, answer, self.answerer.min_score)
+            focus = _focus(analysis, stats, answer, self.answerer.min_score) if not asked.only else _whom_focus(asked,
+                                                                                                              answer)
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):
@@ -532,6 +535,25 @@ def of_patients(hits: list[Hit]) -> bool:
     """Whether ``hits`` are patients' records — some of them name their patient (a note whose patient went unnamed,
     ranked first, makes the others no reference texts) — and an answer from them names patients."""
     return any(hit.patient for hit in hits)
+
+
+def _whom_focus(asked: Whom, answer: Answer) -> Focus:
+    """What an answer to a question asking for nothing but whom ("Which patients are over 80?") leans on: the passages
+    saying a patient is (:func:`nodes.demographics.states`: "Age: 84.", "This 83-year-old man"), and of them those
+    sentences, not the ones most similar to the question ("atorvastatin 80 mg nightly") — evidence by their words
+    whatever their similarity. A patient kept for what their other passages or metadata say is not named by a passage
+    that does not say it."""
+    def weigh(text: str) -> dict[Hashable, float]:
+        return {"whom": 1.0} if any(states(asked, text, patient) for patient in patients.get(text, ())) else {}
+    patients: dict[str, set[str]] = {}  # the patients each sentence is said of (a title names one by surname)
+    telling = set()
+    for n, hit in enumerate(answer.cited(), 1):
+        for text in quotable(hit.text, hit.patient) if hit.patient and not hit.withheld else ():
+            patients.setdefault(text, set()).add(hit.patient)
+            if weigh(text):
+                telling.add(n)
+    return Focus(passages=telling, weigh=weigh, strict=True, told=bool(telling),
+                 unsaid="none of the closest records says a patient's sex or age as asked")
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:

@@ -7,7 +7,7 @@ import pytest
 from bus.asking import AskRequest
 from bus.client import ask
 from bus.messages import Hit
-from nodes.demographics import Whom, asks_which, facts, kept, whom
+from nodes.demographics import Whom, asks_which, facts, kept, states, whom
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -100,6 +100,40 @@ def test_a_patient_is_dropped_only_where_their_records_say_they_are_not_whom_was
     assert kept(Whom(), hits) == (hits,)
 
 
+@pytest.mark.parametrize("question, expected", [
+    ("Which patients are over 80?", Whom(low=81, only=True)),
+    ("Which patients are older than 80?", Whom(low=81, only=True)),
+    ("Which women are over 80?", Whom(sex="female", low=81, only=True)),
+    ("List patients aged 65 or older", Whom(low=65, only=True)),
+    ("How many patients are younger than 30?", Whom(high=29, only=True)),
+    ("List all male patients", Whom(sex="male", only=True)),
+    ("Which patients are women?", Whom(sex="female", only=True)),
+    ("Which women have diabetes?", Whom(sex="female")),
+    ("Who is over 80 with diabetes?", Whom(low=81)),
+])
+def test_a_question_asking_for_nothing_but_whom_says_so(question, expected):
+    assert whom(question) == expected
+
+
+def test_asking_for_nothing_but_whom_keeps_only_the_patients_whose_records_say_they_are():
+    """"Which patients are over 80?" of the demo quoted the medication lists of patients no hit gave an age ("atorvastatin
+    80 mg nightly"): a patient nothing says otherwise of is kept beside a question's thing, not as its whole answer."""
+    hits = [hit(1, "Ana Ruiz", "This 82-year-old woman, Ms. Ruiz, fell."), hit(2, "Bo Chen", "Atorvastatin 80 mg."),
+            hit(3, "Cy Park", "Gout.", age=91), hit(4, "Di Moss", "Age: 45. Sex: female."),
+            hit(5, None, "Most people over 80 take five drugs or more.")]
+    ids = lambda found: [h.id for h in found]  # noqa: E731
+    assert ids(kept(whom("Which patients are over 80?"), hits)[0]) == ["p1", "p3", "p5"]
+    assert ids(kept(whom("Which women are over 80?"), hits)[0]) == ["p1", "p5"], "Cy Park's sex is not said"
+    assert ids(kept(whom("Which patients over 80 have gout?"), hits)[0]) == ["p1", "p2", "p3", "p5"]
+    over_80 = whom("Which patients are over 80?")
+    assert states(over_80, "ASSESSMENT AND PLAN: 85-year-old man with a stroke.", "Paul Barnes")
+    assert states(over_80, "Age: 82. Sex: female.", "Barbara Mitchell")
+    assert not states(over_80, "Atorvastatin 80 mg nightly.", "Paul Barnes")
+    assert not states(over_80, "Age: 45. Sex: female.", "Di Moss")
+    assert states(whom("Which patients are women?"), "Ms. Moss was seen for gout.", "Di Moss")
+    assert not states(whom("Which patients are women?"), "Ms. Moss was seen for gout.", "Ed Moss-Lowe")
+
+
 def test_an_age_given_as_a_string_or_a_field_is_the_patients():
     """ACI-BENCH gives a note's age as a string ("32"), MIMIC's admissions write "Patient: male, age 60.": "What are
     the treatments for irritable bowel syndrome in children?" quoted a 32-year-old's notes."""
@@ -130,13 +164,33 @@ async def test_an_answer_names_only_the_patients_whom_the_question_asks_about(de
     assert len(named) >= 2 and all(max(ages[name].ages) > 70 for name in named), {n: ages[n].ages for n in named}
 
 
+async def test_a_question_asking_for_nothing_but_whom_is_answered_by_what_says_whom(demo_federation, nc):
+    """"Which patients are older than 80?" was refused ("No record searched mentions older"), "Which women are over
+    80?" said "No record searched mentions ." and "Which patients are over 80?" quoted medication lists: each now
+    names the patients whose records say so, quoting where they say it."""
+    from nodes.demographics import _written
+
+    for question in ("Which patients are older than 80?", "Which women are over 80?", "Which patients are over 80?"):
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.answer_info.status == "successful" and not answer.absent, (question, answer.answer)
+        asked = whom(question)
+        lines = [line for line in answer.answer.splitlines() if ": " in line and line.split(": ")[0] in
+                 {h.patient for h in answer.hits}]
+        assert len(lines) >= 3, answer.answer
+        for line in lines:  # each patient's first sentence says whom: "Age: 82. Sex: female.", "85-year-old man"
+            patient, said = line.split(": ", 1)
+            assert states(asked, said, patient), (question, line)
+            assert all(asked.ages(age) for age in _written(said, patient).ages), line
+
+
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
 async def test_an_answer_about_whom_is_the_centralized_one(demo_federation, nc, demo_spec, mode):
     """The gateway asks deeper lists and drops others' hits; the centralized index ranks the same way."""
     from nodes.run.baseline import CentralIndex
 
     central = CentralIndex.from_spec(demo_spec)
-    for question in ("Which women have diabetes?", "Which patients over 70 have heart failure?"):
+    for question in ("Which women have diabetes?", "Which patients over 70 have heart failure?",
+                     "Which patients are over 80?"):
         answer = await ask(nc, AskRequest(question=question, mode=mode, include_embedding=True))
         expected = central.as_answered(answer, mode, 10)
         assert [(h.path, h.id, h.score) for h in answer.hits] == [(h.path, h.id, h.score) for h in expected], question
