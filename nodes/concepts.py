@@ -753,16 +753,20 @@ def _values(text: str, concept: Concept) -> list[float]:
         after = text[mention.end():mention.end() + 60]
         value = _VALUE.match(after)
         if (value and not _DOSE.match(after, value.end()) and not _GOAL.search(value.group(0))
+                and not _BOUND.search(value.group(0))
                 and not _GOAL_BEFORE.search(text[max(0, mention.start() - 40):mention.start()])):
             found.append(float(value.group(1)))
     return found
 
 
 #: Words that make a value one aimed at, not one measured: "*Target* oxygen saturation of 88 to 92 percent", "blood
-#: pressure *goal* below 130/80", "*titrate to* a heart rate under 110" — before the mention in its clause, or between it
-#: and the value.
-_GOAL = re.compile(r"\b(?:target(?:ed|s)?|goals?|aim(?:ing)?|keep|maintain|titrated?\s+to)\b", re.IGNORECASE)
+#: pressure *goal* below 130/80", "*titrate to* a heart rate under 110", "transfusion strategy *targeting* hemoglobin of 7
+#: to 8" — before the mention in its clause, or between it and the value; and, between them, a bound: a threshold, not
+#: a reading ("Transfuse one unit of packed red cells for hemoglobin *below* 7 g/dL" gives no hemoglobin of 7).
+_GOAL = re.compile(r"\b(?:target(?:ed|s|ing)?|goals?|aim(?:ing)?|keep|maintain|titrated?\s+to)\b", re.IGNORECASE)
 _GOAL_BEFORE = re.compile(_GOAL.pattern + r"[^.;:]*$", re.IGNORECASE)
+_BOUND = re.compile(r"\b(?:below|under|above|over|exceed(?:s|ing)?|(?:less|greater|more|lower|higher)\s+than)\b|[<>≤≥]",
+                    re.IGNORECASE)
 
 
 #: A value that is a dose, not a reading: a unit of an amount given, not of a concentration in a body's fluid ("Potassium

@@ -1901,6 +1901,13 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
                  "Titrate to an oxygen saturation of 88%."):
         assert not tells(goal, low, [0]), f"a value aimed at, not measured: {goal}"
     assert tells("Found at home with oxygen saturation of 87% and labored breathing.", low, [0])
+    # "Which patients have hemoglobin below 8?" of the demo quoted a strategy and an order's threshold as readings
+    anemic = analyse("Which patients have hemoglobin below 8?")
+    for aimed in ("Restrictive transfusion strategy targeting hemoglobin of 7 to 8 g/dL.",
+                  "Transfuse one unit of packed red cells for hemoglobin below 7 g/dL.",
+                  "Call if hemoglobin less than 7."):
+        assert not tells(aimed, anemic, [0]), f"a value aimed at or a threshold, not measured: {aimed}"
+    assert tells("Hemoglobin was 6.8 g/dL with a low mean corpuscular volume.", anemic, [0])
     assert tells("Keep oxygen saturation above 92%. Oxygen saturation 85% on arrival.", low, [0]), "its own clause"
     assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
     assert [c.text for c in analyse("Which patients had a hemoglobin below 7 and needed a transfusion?").compared] \
