@@ -727,8 +727,10 @@ _OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a 
 _OP_WORDS = {"above": ">", "over": ">", "greater than": ">", "more than": ">", "higher than": ">", "at least": ">=",
              "below": "<", "under": "<", "less than": "<", "lower than": "<", "at most": "<="}
 #: A value a record gives what it names: right after it, or after a few words ("Hemoglobin was 6.8", "a heart rate
-#: of 161", "oxygen saturation 84% on room air").
-_VALUE = re.compile(r"^(?:\W+[^\W\d]+){0,3}?\W+(\d+(?:\.\d+)?)")
+#: of 161", "oxygen saturation 84% on room air") — up to six between spaces alone, none joining another thing ("Ejection
+#: fraction on the last echocardiogram was 35%", not "Potassium was normal and sodium 130").
+_VALUE = re.compile(r"^(?:(?:\W+[^\W\d]+){0,3}?|(?: +(?!(?:and|with|but|or|while|whereas|then)\b)[^\W\d]+){4,6}?)"
+                    r"\W+(\d+(?:\.\d+)?)")
 
 
 def _comparisons(question: str, concepts: list[Concept]) -> tuple[Comparison, ...]:

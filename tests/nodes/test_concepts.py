@@ -1908,6 +1908,11 @@ def test_a_value_asked_for_is_told_only_by_a_value_that_holds():
                   "Call if hemoglobin less than 7."):
         assert not tells(aimed, anemic, [0]), f"a value aimed at or a threshold, not measured: {aimed}"
     assert tells("Hemoglobin was 6.8 g/dL with a low mean corpuscular volume.", anemic, [0])
+    # "Which patients have an ejection fraction below 40%?" of the demo: "none below 40%", five words before its value
+    weak = analyse("Which patients have an ejection fraction below 40%?")
+    assert tells("Ejection fraction on the last echocardiogram was 35%.", weak, [0])
+    assert not tells("Ejection fraction on the last echocardiogram was 55%.", weak, [0])
+    assert not tells("Potassium was normal and sodium 130.", analyse("Who has a potassium above 100?"), [0]), "another's"
     assert tells("Keep oxygen saturation above 92%. Oxygen saturation 85% on arrival.", low, [0]), "its own clause"
     assert analyse("Which patients are older than 65?").compared == (), "a comparison of nothing asked about"
     assert [c.text for c in analyse("Which patients had a hemoglobin below 7 and needed a transfusion?").compared] \
