@@ -2058,6 +2058,13 @@ def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
     return any(True in _polarities(text, [analysis.concepts[i]])[1] for i in indices)
 
 
+def said_as(texts: list[str], analysis: Analysis, indices: list[int]) -> set[bool | str | None]:
+    """Every way ``texts`` say the question's concepts at ``indices`` (:func:`_polarities`: ``True`` present, ``False``
+    absent, :data:`ENDED`, :data:`PLANNED` …) — what a refusal says of the records that mention them otherwise."""
+    concepts = [analysis.concepts[i] for i in indices]
+    return {how for text in texts for how in _polarities(text, concepts)[1]}
+
+
 def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if i in analysis.averted:

@@ -54,8 +54,9 @@ from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
-from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
-                            otherwise, spelled_out, tells, things_asked, touches, unshouted, weighed, weighing, written_out)
+from nodes.concepts import (AVERTED, ENDED, HYPOTHETICAL, KIN_DENIED, NEVER, PLANNED, Analysis, affirms, analyse, asked,
+                            focal, grounding, mention_counts, mentions, names_kind, otherwise, said_as, spelled_out, tells,
+                            things_asked, touches, unshouted, weighed, weighing, written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
 from nodes.merge import complete, depth, fuse, lexical_depth, merge, summed
@@ -633,13 +634,14 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     if telling and analysis.together:
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
                      + " and ".join(_said(analysis, group) for group in groups) + " of one patient")
+    texts = [text for said in judged.values() for text in said]
     if otherwise_said:
         return Focus(passages=withheld, weigh=weigh,
                      unsaid=f"the closest records mention {_said(analysis, otherwise_said)}"
-                            f"{_how_else(analysis, otherwise_said)}")
-    if any(mentions(text, concepts) for texts in judged.values() for text in texts):
+                            f"{_how_else(analysis, otherwise_said, texts)}")
+    if any(mentions(text, concepts) for text in texts):
         return Focus(passages=withheld, weigh=weigh,
-                     unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about)}")
+                     unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about, texts)}")
     # none mentions it in words: the records of the patients the question names may say it otherwise ("Drinks
     # socially" of "Does he drink alcohol?"), in a sentence holding a word of it, as similar to the question as
     # evidence must be (not "Productive cough" of "Does he have COPD?"); other patients' records that mention none
@@ -691,9 +693,17 @@ def _said(analysis: Analysis, indices: list[int]) -> str:
     return " or ".join(analysis.concepts[i].text for i in indices)
 
 
-def _how_else(analysis: Analysis, indices: list[int]) -> str:
-    """How the records mention the question's concepts at ``indices`` when none says them as asked: at other values,
-    with the other polarity, or of a relative (:data:`nodes.concepts.RELATIVES`)."""
+#: How a refusal names each way the records say a thing otherwise than asked (:func:`nodes.concepts.said_as`), in this
+#: order.
+_OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
+              HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
+              None: "of a relative", KIN_DENIED: "denied of a relative"}
+
+
+def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
+    """How the records' ``texts`` mention the question's concepts at ``indices`` when none says them as asked: at other
+    values, with the other polarity — the ways they do ("only as planned", not every way there is) — or of a relative
+    (:data:`nodes.concepts.RELATIVES`)."""
     held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
     if held_to:
         return ", none " + " or ".join(held_to)
@@ -702,7 +712,10 @@ def _how_else(analysis: Analysis, indices: list[int]) -> str:
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        return " only as absent, denied, stopped, planned, a risk or what a vaccine or a screening is for, or of a relative"
+        found = said_as(texts, analysis, indices)
+        ways = [way for how, way in _OTHERWISE.items() if how in found]
+        if ways:
+            return " only as " + (ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1])
     return " otherwise"
 
 

@@ -836,7 +836,8 @@ async def test_two_things_one_said_only_otherwise_are_not_answered_with_patients
     for question in ["Which patients had a colonoscopy?", "Which patients with diabetes had a colonoscopy?"]:
         answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
         assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
-        assert "mention colonoscopy only as" in answer.answer and "planned" in answer.answer, answer.answer
+        # the way the records say it, not every way there is ("only as absent, denied, stopped, planned, a risk …")
+        assert "mention colonoscopy only as planned." in " ".join(answer.answer.split()), answer.answer
         assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
     answer = await ask(nc, AskRequest(question="Which patients need a colonoscopy?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and "colonoscopy" in answer.answer.lower(), answer.answer
@@ -1366,7 +1367,7 @@ async def test_an_answer_quotes_what_says_a_thing_as_the_question_asks_it(demo_f
         told = [text for text in quoted if mentions(text, warfarin)]
         assert all(tells(text, analysis, [analysis.concepts.index(warfarin[0])]) for text in told), answer.answer
         if is_insufficient(answer.answer):
-            assert "only as absent, denied, stopped" in answer.answer, answer.answer
+            assert "only as stopped or ended" in " ".join(answer.answer.split()), answer.answer
         else:
             assert told, answer.answer
 
