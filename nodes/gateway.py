@@ -227,6 +227,7 @@ class Gateway(NodeService):
                                                   naming=of_patients(answer.hits))
         if asked:  # "women", "men": no record need say it of the patients their sex and age were judged by
             answer.absent = [text for text in answer.absent if not whom(text)]
+        received = answer.summaries  # as the routers made them: withdrawn whole if the answer turns out insufficient
         if answer.closest:
             answer.summaries = withdrawn(answer.summaries, grounded_refusal(answer))
         elif not answer.of_named and (topic := _topic(analysis)) is not None:
@@ -249,8 +250,10 @@ class Gateway(NodeService):
             answer.answer, answer.answer_info = await self.answerer.answer(ask.summarize, ask.question, asked_of, answer,
                                                                            budget, delta, sentences, focus)
             self.counters[f"answers.{answer.answer_info.method}.{answer.answer_info.status}"] += 1
-            if answer.answer_info.status == "insufficient":  # the hits turned out to be only the closest records
-                answer.summaries = withdrawn(answer.summaries, answer.answer_info.reason or "none of them says what is asked")
+            if answer.answer_info.status == "insufficient":  # the hits turned out to be only the closest records, and
+                # every summary says why, the answer's reason (not "none of its sentences … mentions colonoscopy" of one
+                # whose sentences were off the topic, beside "the closest records mention colonoscopy only as planned")
+                answer.summaries = withdrawn(received, answer.answer_info.reason or "none of them says what is asked")
         self.counters["questions"] += 1
         self.counters["partial"] += int(answer.partial)
         await self.respond(request, answer, h.Kind.FINAL, trace)

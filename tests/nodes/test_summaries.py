@@ -259,6 +259,18 @@ def test_a_summary_keeps_only_its_sentences_about_patients_that_mention_what_is_
     assert on_topic([written], says, why) == [written], "an LLM's summary is written for the question and checked"
 
 
+async def test_the_summaries_beside_a_refusal_say_why_as_it_does(released, demo_spec):
+    """"Which patients had a colonoscopy?" is refused, the demo's records mentioning it only as planned; hospital A's
+    summary under it said "none of its sentences about patients mentions colonoscopy" (its sentences nearest the
+    question were off the topic), as if its records did not mention it."""
+    answer = await ask_as(released, demo_spec, "B.phys", "Which patients had a colonoscopy?", summarize="extractive")
+    assert answer.answer_info.status == "insufficient" and "only as planned" in answer.answer_info.reason, answer.answer
+    assert any(s.path == "hospital_a" for s in answer.summaries), "hospital A releases only summaries to B.phys"
+    for summary in answer.summaries:
+        assert summary.status == "insufficient" and not summary.sentences and not summary.clusters, summary
+        assert summary.error is None or summary.error.reason == answer.answer_info.reason, summary.error
+
+
 async def test_a_summary_beside_an_answer_says_only_what_is_asked_of_its_patients(released, demo_spec):
     question = "Which patients have atrial fibrillation?"
     answer, summaries = await streamed_summaries(released, demo_spec, "B.phys", question)
