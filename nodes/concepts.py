@@ -1643,7 +1643,11 @@ def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
 #: Planned by a word before it within :data:`PLAN_REACH` (:data:`_PLANNING`; not "pending", which is of results: "Treat
 #: urosepsis with IV ceftriaxone pending urine culture sensitivities"), or after it "in" and a time to come ("in two
 #: weeks", "in the next month"). Not by "planned" after it: "Laparoscopic cholecystectomy planned within 72 hours of
-#: presentation" in a discharge summary was done by the time it was written.
+#: presentation" in a discharge summary was done by the time it was written. An order a clause opens with, given only
+#: if or below or above a value, is planned too: "Transfuse one unit of packed red cells for hemoglobin below 7 g/dL",
+#: "Insulin sliding scale for glucose above 200" (not "Started on insulin for glucose above 400", "Transfused two units
+#: for hemoglobin below 7": done, for a reason); so is what a plan's noun right after it says a plan is of: "Restrictive
+#: transfusion strategy targeting hemoglobin of 7 to 8 g/dL".
 PLANNED = "planned"
 _PLANNING = frozenset("""will plan plans planned planning scheduled schedule upcoming arrange arranged arranging outpatient
 recommend recommended consider considering""".split())
@@ -1652,9 +1656,24 @@ _EARLIER = frozenset("past last prior previous preceding".split())
 PLAN_REACH = 6
 
 
-def _planned(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
-    """Whether the words ``before`` and ``after`` a mention say it is only planned (:data:`PLANNED`)."""
+#: The words that make an order a clause opens with conditional (:data:`PLANNED`): "if", or "for" and, within three
+#: words, a bound.
+_BOUNDS = frozenset("below under above over less greater exceeds exceeding".split())
+#: Words after a mention that make it what a plan is of: "transfusion *strategy*", "insulin *protocol*".
+_PLAN_NOUNS = frozenset("strategy strategies protocol protocols plan plans threshold thresholds goal goals".split())
+#: … unless the clause says it was done: "Insulin drip was given for glucose above 400".
+_DONE = frozenset("was were had been given".split())
+
+
+def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = False) -> bool:
+    """Whether the words ``before`` and ``after`` a mention say it is only planned (:data:`PLANNED`); ``opens``: the
+    mention opens its clause."""
     if not _PLANNING.isdisjoint(before[-PLAN_REACH:]):
+        return True
+    if after[:1] and after[0] in _PLAN_NOUNS:  # "Restrictive transfusion strategy targeting hemoglobin of 7 to 8"
+        return True
+    if opens and _DONE.isdisjoint(after) and ("if" in after or any(
+            word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4]) for i, word in enumerate(after))):
         return True
     after = after[:PLAN_REACH]
     for i, word in enumerate(after):
@@ -2016,7 +2035,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                   or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):
                 said.add(ENDED)
             else:
-                said.add(PLANNED if _planned(before, words[places[-1] + 1:]) else True)
+                said.add(PLANNED if _planned(before, words[places[-1] + 1:], opens=places[0] == 0
+                                                                            and not words[0].endswith("ed")) else True)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too
         negations = said & {False, ENDED, NEVER}

@@ -1100,6 +1100,17 @@ def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
                  analyse("Which patients underwent a laparoscopic cholecystectomy?"), [0])
     assert tells("Will start insulin glargine tonight.", analyse("Which patients are on insulin?"), [0])
     assert not tells("Will start insulin glargine tonight.", analyse("Who was on insulin?"), [0])
+    # an order given only below or above a value: "Which patients received a blood transfusion?" quoted four
+    # patients' "Transfuse one unit of packed red cells for hemoglobin below 7 g/dL"
+    transfused = analysed("Which patients received a blood transfusion?")
+    assert not tells("Transfuse one unit of packed red cells for hemoglobin below 7 g/dL.", transfused, [0])
+    assert tells("Transfused two units of packed red cells for hemoglobin below 7.", transfused, [0]), "done"
+    assert not tells("Restrictive transfusion strategy targeting hemoglobin of 7 to 8 g/dL.", transfused, [0]), "a plan's"
+    given, on = analysed("Which patients were given insulin?"), analysed("Which patients are on insulin?")
+    for ordered in ("Insulin sliding scale for glucose above 200.", "Insulin if glucose stays high."):
+        assert not tells(ordered, given, [0]) and tells(ordered, on, [0]), ordered
+    for done in ("Started on insulin for glucose above 400.", "Insulin drip was given for glucose above 400."):
+        assert tells(done, given, [0]), done
 
 
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
