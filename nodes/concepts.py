@@ -1548,11 +1548,22 @@ NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of
 UNDOING = frozenset("stopped discontinued quit ceased".split())
 UNDOING_PAIRS = frozenset({("held", "for")})
 DENYING_PAIRS = frozenset({("ruled", "out")})
+#: Words right before a mention (within three) that say it is held now, to be taken again: "Recommend *restarting*
+#: apixaban for atrial fibrillation" (as "apixaban 5 mg twice daily (*to restart*)" after it) — ended, not present.
+RESTARTING = frozenset("restart restarting resume resuming".split())
+def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether the item of a list the mention ending at ``at`` is in goes on to say it is held, to be taken again: "apixaban
+    5 mg twice daily (to restart)"."""
+    rest = [word for word, item in zip(words[at + 1:], items[at + 1:]) if item == items[at]][:LIST_ITEM + 3]
+    return any(pair in (("to", "restart"), ("to", "resume")) for pair in zip(rest, rest[1:]))
+
+
 #: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "off warfarin", "warfarin
-#: held for surgery"), and the one saying it never was ("never smoked"). A question asking who never had a thing is not told by
-#: a record saying it ended, nor one asking who stopped it by a record saying it never was; one asking who does not
-#: have it ("not on warfarin") is told by either. A mention's polarity (:func:`_polarities`) is ``True`` where said,
-#: ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so negated, ``None`` where of a relative.
+#: held for surgery", "Recommend restarting apixaban"), and the one saying it never was ("never smoked"). A question
+#: asking who never had a thing is not told by a record saying it ended, nor one asking who stopped it by a record
+#: saying it never was; one asking who does not have it ("not on warfarin") is told by either. A mention's polarity
+#: (:func:`_polarities`) is ``True`` where said, ``False`` where absent or denied, :data:`ENDED` or :data:`NEVER` where so
+#: negated, ``None`` where of a relative.
 ENDING = frozenset("stopped discontinued quit ceased former off".split())
 ENDED, NEVER = "ended", "never"
 #: Words shortly before an ending ("quit", "stopped") that say it has not come: "has not quit smoking", "had still not
@@ -2032,7 +2043,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                   or (not result and _negative_result(words, items, places[-1]))):
                 said.add(False)
             elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
-                  or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:]))):
+                  or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])) or not RESTARTING.isdisjoint(before[-3:])
+                  or _to_restart(words, items, places[-1])):
                 said.add(ENDED)
             else:
                 said.add(PLANNED if _planned(before, words[places[-1] + 1:], opens=places[0] == 0

@@ -1113,6 +1113,18 @@ def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
         assert tells(done, given, [0]), done
 
 
+def test_what_is_held_to_be_taken_again_was_taken_and_is_not_now():
+    """"Which patients have atrial fibrillation and are on apixaban?" of the demo quoted "Recommend restarting apixaban
+    for atrial fibrillation" and a list's "apixaban 5 mg twice daily (to restart)": held now, ended as a stop is."""
+    on, was, stopped = analysed("Which patients are on apixaban?"), analysed("Which patients were on apixaban?"), \
+        analysed("Who stopped apixaban?")
+    for held in ("Recommend restarting apixaban for atrial fibrillation; patient to discuss with cardiology.",
+                 "MEDICATIONS: apixaban 5 mg twice daily (to restart); atorvastatin 80 mg nightly."):
+        assert not tells(held, on, [0]) and tells(held, was, [0]) and tells(held, stopped, [0]), held
+    for taken in ("Restarted apixaban on day 3.", "Apixaban 5 mg twice daily, metoprolol 25 mg (to restart)."):
+        assert tells(taken, on, [0]) and not tells(taken, stopped, [0]), taken
+
+
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
     """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
     including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
@@ -1685,9 +1697,13 @@ async def test_a_kind_asked_in_several_words_is_answered_from_the_records_that_n
     for question in ("Who is on a beta blocker?", "Who is on a blood thinner?"):
         analysis = analyse(question)
         answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
-        quoted = [match["text"] for match in _CITED.finditer(answer.answer or "")]
-        assert answer.answer_info.status == "successful" and quoted, answer.answer
-        assert all(tells(text, analysis, [0]) for text in quoted), answer.answer
+        patients = {hit.patient for hit in answer.hits}
+        # each patient's first sentence says it (a later one may say more of them: "Stopped taking her anticoagulant
+        # several months ago because of cost" beside her list of medications on admission)
+        firsts = [_CITED.match(line.split(": ", 1)[1])["text"] for line in (answer.answer or "").splitlines()
+                  if line.split(": ", 1)[0] in patients]
+        assert answer.answer_info.status == "successful" and firsts, answer.answer
+        assert all(tells(text, analysis, [0]) for text in firsts), answer.answer
 
 
 async def test_a_name_with_digits_no_record_holds_is_not_answered_with_a_neighbour(demo_federation, nc):
