@@ -1551,13 +1551,6 @@ DENYING_PAIRS = frozenset({("ruled", "out")})
 #: Words right before a mention (within three) that say it is held now, to be taken again: "Recommend *restarting*
 #: apixaban for atrial fibrillation" (as "apixaban 5 mg twice daily (*to restart*)" after it) — ended, not present.
 RESTARTING = frozenset("restart restarting resume resuming".split())
-def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
-    """Whether the item of a list the mention ending at ``at`` is in goes on to say it is held, to be taken again: "apixaban
-    5 mg twice daily (to restart)"."""
-    rest = [word for word, item in zip(words[at + 1:], items[at + 1:]) if item == items[at]][:LIST_ITEM + 3]
-    return any(pair in (("to", "restart"), ("to", "resume")) for pair in zip(rest, rest[1:]))
-
-
 #: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "off warfarin", "warfarin
 #: held for surgery", "Recommend restarting apixaban"), and the one saying it never was ("never smoked"). A question
 #: asking who never had a thing is not told by a record saying it ended, nor one asking who stopped it by a record
@@ -1628,13 +1621,20 @@ def _joins_affirming(words: tuple[str, ...], i: int) -> bool:
     return i > 0 and words[i - 1] == "and" and words[i] in _AFFIRMING and words[i] not in _NOT_A_VERB
 
 
+def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool:
+    """Whether the item of a list the mention ending at ``at`` is in goes on to say it is held, to be taken again:
+    "apixaban 5 mg twice daily (to restart)" (:data:`RESTARTING`)."""
+    rest = [word for word, item in zip(words[at + 1:], items[at + 1:]) if item == items[at]][:LIST_ITEM + 3]
+    return any(word == "to" and then in RESTARTING for word, then in zip(rest, rest[1:]))
+
+
 def _opens_clause(words: tuple[str, ...], i: int) -> bool:
     """Whether ``words[i]`` is an "and" between two clauses, each with its verb (:data:`_FINITE`), the second's after
     its own subject: "There is no prior history of epilepsy and CT of the head was unremarkable" — no negation of the
     first reaches the second. Not "No fever and chills were reported" (the first has no verb: the second's is
     both's), nor "denies fever and has a cough" (no subject: :func:`_joins_affirming`)."""
     return (words[i] == "and" and not _FINITE.isdisjoint(words[:i])
-            and not _FINITE.isdisjoint(words[i + 2:]) and words[i + 1:i + 2] not in _VERB_NEXT)
+            and not _FINITE.isdisjoint(words[i + 2:]) and words[i + 1] not in _FINITE)
 
 
 def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
@@ -1769,8 +1769,6 @@ _PRESENTING = frozenset("presents presenting complains complaining states statin
 #: the patient says.
 _FINITE = frozenset("""is are was were has have had shows showed reveals revealed demonstrates demonstrated denies denied
 reports reported""".split())
-#: A verb right after "and": the clause it goes on with has no subject of its own (:func:`_opens_clause`).
-_VERB_NEXT = frozenset((word,) for word in _FINITE)
 #: Words of :data:`_AFFIRMING` that after "and" may go on with what is denied ("denies smoking and history of drug use").
 _NOT_A_VERB = frozenset("with history".split())
 #: Where a trigger's reach ends: a clause's end, or a word that turns it ("but", "however"); kept when split at.
@@ -2090,11 +2088,18 @@ def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
     return any(True in _polarities(text, [analysis.concepts[i]])[1] for i in indices)
 
 
-def said_as(texts: list[str], analysis: Analysis, indices: list[int]) -> set[bool | str | None]:
-    """Every way ``texts`` say the question's concepts at ``indices`` (:func:`_polarities`: ``True`` present, ``False``
-    absent, :data:`ENDED`, :data:`PLANNED` …) — what a refusal says of the records that mention them otherwise."""
+#: How a refusal names each way the records say a thing otherwise than asked (:func:`ways_said`), in this order.
+_OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
+              HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
+              None: "of a relative", KIN_DENIED: "denied of a relative"}
+
+
+def ways_said(texts: list[str], analysis: Analysis, indices: list[int]) -> list[str]:
+    """The ways ``texts`` say the question's concepts at ``indices`` otherwise than present (:func:`_polarities`), in
+    words ("planned", "stopped or ended"): what a refusal says of the records that mention them but not as asked."""
     concepts = [analysis.concepts[i] for i in indices]
-    return {how for text in texts for how in _polarities(text, concepts)[1]}
+    found = {how for text in texts for how in _polarities(text, concepts)[1]}
+    return [way for how, way in _OTHERWISE.items() if how in found]
 
 
 def _telling(analysis: Analysis, i: int) -> set[bool | str]:

@@ -207,9 +207,8 @@ def _written(text: str, patient: str | None) -> Facts:
             said.ages.add(age)
         if match.group("sex"):
             said.sexes.add(_sex(match.group("sex")))
-    if patient and patient.split():
-        surname = patient.split()[-1]
-        said.sexes |= {_sex(title) for title, name in _TITLE.findall(text) if name == surname}
+    if names := (patient or "").split():
+        said.sexes |= {_sex(title) for title, name in _TITLE.findall(text) if name == names[-1]}
     return said
 
 
@@ -246,11 +245,9 @@ def otherwise(asked: Whom, said: Facts) -> bool:
     """Whether a patient's records (``said``) say they are not whom the question asks about — or, asking for nothing
     else (``asked.only``), do not say they are."""
     aged = asked.low is not None or asked.high is not None
-    if asked.only:
-        return bool(asked.sex and asked.sex not in said.sexes) or (aged and not any(map(asked.ages, said.ages)))
-    if asked.sex and said.sexes and asked.sex not in said.sexes:
-        return True
-    return aged and bool(said.ages) and not any(asked.ages(age) for age in said.ages)
+    said_sex, said_age = bool(said.sexes) or asked.only, bool(said.ages) or asked.only  # asking nothing else: unsaid is otherwise
+    return (bool(asked.sex) and said_sex and asked.sex not in said.sexes) or (
+        aged and said_age and not any(map(asked.ages, said.ages)))
 
 
 def widened(asked: Whom, k: int) -> int:

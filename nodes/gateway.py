@@ -54,9 +54,9 @@ from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
-from nodes.concepts import (AVERTED, ENDED, HYPOTHETICAL, KIN_DENIED, NEVER, PLANNED, Analysis, affirms, analyse, asked,
-                            focal, grounding, mention_counts, mentions, names_kind, otherwise, said_as, spelled_out, tells,
-                            things_asked, touches, unshouted, weighed, weighing, written_out)
+from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
+                            otherwise, spelled_out, tells, things_asked, touches, unshouted, ways_said, weighed, weighing,
+                            written_out)
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
 from nodes.merge import complete, depth, fuse, lexical_depth, merge, summed
@@ -233,8 +233,10 @@ class Gateway(NodeService):
         elif not answer.of_named and (topic := _topic(analysis)) is not None:
             answer.summaries = on_topic(answer.summaries, *topic)
         if ask.summarize != "none" and answer.error is None:
-            focus = _focus(analysis, stats, answer, self.answerer.min_score) if not asked.only else _whom_focus(asked,
-                                                                                                              answer)
+            if asked.only:
+                focus = _whom_focus(asked, answer)
+            else:
+                focus = _focus(analysis, stats, answer, self.answerer.min_score)
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):
@@ -547,15 +549,16 @@ def _whom_focus(asked: Whom, answer: Answer) -> Focus:
     sentences, not the ones most similar to the question ("atorvastatin 80 mg nightly") — evidence by their words
     whatever their similarity. A patient kept for what their other passages or metadata say is not named by a passage
     that does not say it."""
-    def weigh(text: str) -> dict[Hashable, float]:
-        return {"whom": 1.0} if any(states(asked, text, patient) for patient in patients.get(text, ())) else {}
     patients: dict[str, set[str]] = {}  # the patients each sentence is said of (a title names one by surname)
     telling = set()
     for n, hit in enumerate(answer.cited(), 1):
         for text in quotable(hit.text, hit.patient) if hit.patient and not hit.withheld else ():
             patients.setdefault(text, set()).add(hit.patient)
-            if weigh(text):
+            if states(asked, text, hit.patient):
                 telling.add(n)
+
+    def weigh(text: str) -> dict[Hashable, float]:
+        return {"whom": 1.0} if any(states(asked, text, patient) for patient in patients.get(text, ())) else {}
     return Focus(passages=telling, weigh=weigh, strict=True, told=bool(telling),
                  unsaid="none of the closest records says a patient's sex or age as asked")
 
@@ -696,13 +699,6 @@ def _said(analysis: Analysis, indices: list[int]) -> str:
     return " or ".join(analysis.concepts[i].text for i in indices)
 
 
-#: How a refusal names each way the records say a thing otherwise than asked (:func:`nodes.concepts.said_as`), in this
-#: order.
-_OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
-              HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
-              None: "of a relative", KIN_DENIED: "denied of a relative"}
-
-
 def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     """How the records' ``texts`` mention the question's concepts at ``indices`` when none says them as asked: at other
     values, with the other polarity — the ways they do ("only as planned", not every way there is) — or of a relative
@@ -715,8 +711,7 @@ def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):
-        found = said_as(texts, analysis, indices)
-        ways = [way for how, way in _OTHERWISE.items() if how in found]
+        ways = ways_said(texts, analysis, indices)
         if ways:
             return " only as " + (ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1])
     return " otherwise"
