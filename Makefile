@@ -39,6 +39,7 @@ demo: $(DEMO_STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check --quiet .
 	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --slow-only $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) scripts/bench.py

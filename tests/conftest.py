@@ -19,6 +19,32 @@ from bus.connection import connect  # noqa: E402
 from bus.server import NatsServer  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow-only", action="store_true",
+                     help="run only the long chaos runs (marker `slow`), which the default suite leaves out; "
+                          "`make test` runs the default suite, then these")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The default suite leaves out tests marked ``slow`` (unless ``-m`` names them); ``--slow-only`` runs
+    only them."""
+    only = config.getoption("slow_only")
+    if not only and "slow" in (config.option.markexpr or ""):
+        return
+    keep, leave = [], []
+    for item in items:
+        (keep if (item.get_closest_marker("slow") is not None) == only else leave).append(item)
+    if leave:
+        config.hook.pytest_deselected(items=leave)
+        items[:] = keep
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """``--slow-only`` with nothing selected (``-k`` narrowing a run to other tests) is not a failure."""
+    if session.config.getoption("slow_only") and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK
+
+
 @pytest.fixture
 def nats_server(tmp_path):
     """A fresh nats-server with JetStream, stopped after the test."""
