@@ -712,6 +712,10 @@ class Analysis:
     done: frozenset[int] = frozenset()  # the concepts that say what was done or how, in everyday words the parser took
     # for verbs or adverbs ("were *taught* to use an inhaler", "was *sent home*", "Who has never *smoked*?"): where no
     # record writes one so, what is asked is not unknown to them (:func:`grounding`)
+    where: frozenset[int] = frozenset()  # the concepts it asks about as where the patient was cared for, after "in",
+    # "to", "by", "on" or "under" ("…admitted *to* surgery?", "…seen *by* cardiology?"): a department's heading tells them
+    often: frozenset[int] = frozenset()  # the concepts it asks about as often or much (:data:`OFTEN`: "Which patients
+    # drink alcohol *daily*?", "…are *heavy* drinkers?"): a record saying it seldom or little (:data:`SELDOM`) tells none
     past: frozenset[int] = frozenset()  # the concepts it asks about as so at some time, not as so now ("Which patients
     # *were treated with* warfarin?", "Who *has ever taken* it?", "Which patients *were* smokers?"): a record saying it
     # was and ended ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
@@ -819,9 +823,26 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
                     done=frozenset(i for i, concept in enumerate(concepts)
                                    if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)),
+                    where=frozenset(i for i, place in enumerate(places) if place is not None
+                                    and _CARED_IN.search(text[:place[0]])),
+                    often=frozenset(i for i, place in enumerate(places) if place is not None and _asked_often(text, places, i)),
                     past=frozenset(i for i, (concept, place) in enumerate(zip(concepts, places))
                                    if i not in negated and place is not None
                                    and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)))
+
+
+def _asked_often(question: str, places: list[tuple[int, int] | None], i: int) -> bool:
+    """Whether ``question`` asks its thing written at ``places[i]`` as often or much: a word of :data:`OFTEN` (or
+    "every day") in it or within :data:`AMOUNT_REACH` words of it, in its sentence and not past another thing ("Which
+    patients with *daily* headaches drink alcohol?" asks alcohol as neither)."""
+    start, end = places[i]
+    others = [place for j, place in enumerate(places) if place is not None and j != i]
+    previous = max([e for _, e in others if e <= start], default=0)
+    following = min([s for s, _ in others if s >= end], default=len(question))
+    before = re.split(r"[.?!;]", question[previous:start])[-1].split()[-AMOUNT_REACH:]
+    after = re.split(r"[.?!;]", question[end:following])[0].split()[:AMOUNT_REACH]
+    near = " ".join([*before, question[start:end], *after]).casefold()
+    return not OFTEN.isdisjoint(re.findall(r"[a-z]+", near)) or bool(_EVERY_DAY.search(near))
 
 
 def _verb_itself(concept: Concept, verbs: frozenset[str]) -> str:
@@ -1628,6 +1649,12 @@ def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool
     return any(word == "to" and then in RESTARTING for word, then in zip(rest, rest[1:]))
 
 
+def _a_period_ago(before: tuple[str, ...]) -> bool:
+    """Whether the words ``before`` a mention say it was so for a while that has ended: "after a period of
+    homelessness", "following a long period of abstinence"."""
+    return before[-2:] == ("period", "of") and not {"after", "following"}.isdisjoint(before[-5:-2])
+
+
 def _opens_clause(words: tuple[str, ...], i: int) -> bool:
     """Whether ``words[i]`` is an "and" between two clauses, each with its verb (:data:`_FINITE`), the second's after
     its own subject: "There is no prior history of epilepsy and CT of the head was unremarkable" — no negation of the
@@ -1692,6 +1719,38 @@ def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = Fals
         if word == "in" and then & _LATER and not then & _EARLIER:
             return True
     return False
+
+
+#: The polarity of a mention that says the thing seldom or little ("Rarely drinks alcohol", "Drinks alcohol socially",
+#: "occasional alcohol use", "a light smoker", "Alcohol: occasional."): it is so, but tells no question asking it as
+#: often or much (:attr:`Analysis.often`: "Which patients drink alcohol daily?", "…are heavy drinkers?").
+SELDOM = "seldom or little"
+SELDOM_WORDS = frozenset("""rare rarely occasional occasionally socially seldom infrequent infrequently light lightly
+minimal minimally sporadic sporadically""".split())
+#: "social" says seldom only of what it qualifies ("social drinker", "social alcohol use"; not "social history").
+_SOCIALLY = frozenset("drinker drinkers drinking drinks drink alcohol etoh smoker smoking".split())
+#: The words of a question that ask its thing as often or much, within :data:`AMOUNT_REACH` words of it.
+OFTEN = frozenset("""daily heavy heavily excessive excessively regular regularly frequent frequently binge everyday
+nightly chronically""".split())
+AMOUNT_REACH = 4
+_EVERY_DAY = re.compile(r"\b(?:every|each)\s+(?:day|night)\b")
+
+
+def _seldom(words: tuple[str, ...], first: int, last: int) -> bool:
+    """Whether the words of a clause within :data:`AMOUNT_REACH` of a mention (from ``first`` to ``last``) say it seldom
+    or little (:data:`SELDOM`)."""
+    near = words[max(0, first - AMOUNT_REACH):last + 1 + AMOUNT_REACH]
+    return not SELDOM_WORDS.isdisjoint(near) or any(
+        word == "social" and following in _SOCIALLY for word, following in zip(near, near[1:]))
+
+
+#: The polarity of a mention in what a department's or a service's heading heads ("Department: surgery.", "Service:
+#: Cardiology.", "Specialty: Orthopedic Surgery."): where the patient was cared for, not what was done or found — it tells
+#: no question ("Which patients had surgery?").
+UNIT = "the name of a department or service"
+_UNIT_HEADINGS = frozenset("department dept service specialty speciality unit ward".split())
+#: The words right before a thing a question asks as where the patient was cared for (:attr:`Analysis.where`).
+_CARED_IN = re.compile(r"\b(?:in|to|by|on|under|from)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 
 
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
@@ -1842,6 +1901,8 @@ def _as_headed(need: frozenset[str], filled: tuple[str, ...]) -> bool | str | No
         return NEVER
     if first in ENDING:
         return ENDED
+    if first in SELDOM_WORDS:
+        return SELDOM
     return False if first in NEGATIONS or first in _EMPTY_SECTION else True
 
 
@@ -1981,7 +2042,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     :data:`UNDOING`) or, for a concept asked off the normal, where the word before it or one just after says normal
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
-    possibility, :data:`AVERTED` where a vaccine or a screening is for it, :data:`PLANNED` where it is only planned;
+    possibility, :data:`AVERTED` where a vaccine or a screening is for it, :data:`PLANNED` where it is only planned,
+    :data:`SELDOM` where said seldom or little, :data:`UNIT` where a department's heading heads it;
     none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast
     heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
@@ -1990,7 +2052,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             said, how = _polarities(piece, concepts, kin=theirs)
             if said:  # a family history affirming it affirms it of a relative; denying it, denies it of them
                 mentioned = True
-                found |= {None if one in (True, PLANNED) else KIN_DENIED for one in how} if theirs else how
+                found |= {None if one in (True, PLANNED, SELDOM) else KIN_DENIED for one in how} if theirs else how
         return mentioned, found
     held = _held(text)
     read = [_reading(text, concept) for concept in concepts]
@@ -2000,11 +2062,16 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
+    unit = False
     for words, stems, undone, items, filled in _clauses(text):
         said: set[bool | str | None] = set()
+        in_unit, unit = unit, filled is not None and words[-1] in _UNIT_HEADINGS
         for need, off_normal, result, suspected in options:
             places = [i for i, stem in enumerate(stems) if need & stem]
             if not places or not need <= set().union(*(stems[i] for i in places)):
+                continue
+            if in_unit:
+                said.add(UNIT)
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
@@ -2042,11 +2109,12 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 said.add(False)
             elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
                   or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])) or not RESTARTING.isdisjoint(before[-3:])
-                  or _to_restart(words, items, places[-1])):
+                  or _to_restart(words, items, places[-1]) or _a_period_ago(before)):
                 said.add(ENDED)
             else:
                 said.add(PLANNED if _planned(before, words[places[-1] + 1:], opens=places[0] == 0
-                                                                            and not words[0].endswith("ed")) else True)
+                                             and not words[0].endswith("ed"))
+                         else SELDOM if _seldom(words, places[0], places[-1]) else True)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too
         negations = said & {False, ENDED, NEVER}
@@ -2085,13 +2153,14 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
 def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
     """Whether ``text`` says one of the question's concepts at ``indices`` present, of the patient (a question asking it
     absent is not answered by whom it is said of so)."""
-    return any(True in _polarities(text, [analysis.concepts[i]])[1] for i in indices)
+    return any({True, SELDOM} & _polarities(text, [analysis.concepts[i]])[1] for i in indices)
 
 
 #: How a refusal names each way the records say a thing otherwise than asked (:func:`ways_said`), in this order.
 _OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
               HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
-              None: "of a relative", KIN_DENIED: "denied of a relative"}
+              SELDOM: "seldom or little", UNIT: "the name of a department", None: "of a relative",
+              KIN_DENIED: "denied of a relative"}
 
 
 def ways_said(texts: list[str], analysis: Analysis, indices: list[int]) -> list[str]:
@@ -2106,10 +2175,12 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if i in analysis.averted:
         return {AVERTED}
+    where = {UNIT} if i in analysis.where else set()
     if analysis.whether:  # yes, no, or not yet: "Did Luis Davis have a colonoscopy?" of "Outpatient colonoscopy …"
-        return {True, False, ENDED, NEVER, PLANNED}
+        return {True, False, ENDED, NEVER, PLANNED, SELDOM} | where
     if i not in analysis.negated:
-        return {True, ENDED} if i in analysis.past else {True, PLANNED}
+        told = {True, ENDED} if i in analysis.past else {True, PLANNED}
+        return (told if i in analysis.often else told | {SELDOM}) | where
     return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}
 
 

@@ -716,9 +716,9 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
     from nodes.gateway import _of_whole
 
     analysis = analyse("Which patients had surgery on their hip?")
-    hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Department: surgery.", patient="Ana Ruiz"),
+    hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Had surgery in 2019.", patient="Ana Ruiz"),
             2: Hit(id="b", org="h", path="h.u", score=0.5, text="Right hip hemiarthroplasty planned.", patient="Bo Lee"),
-            3: Hit(id="c", org="h", path="h.u", score=0.4, text="Department: surgery.", patient="Bo Lee")}
+            3: Hit(id="c", org="h", path="h.u", score=0.4, text="Had surgery in 2019.", patient="Bo Lee")}
     groups = asked(analysis)
     assert len(groups) == 2
     told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
@@ -1123,6 +1123,57 @@ def test_what_is_held_to_be_taken_again_was_taken_and_is_not_now():
         assert not tells(held, on, [0]) and tells(held, was, [0]) and tells(held, stopped, [0]), held
     for taken in ("Restarted apixaban on day 3.", "Apixaban 5 mg twice daily, metoprolol 25 mg (to restart)."):
         assert tells(taken, on, [0]) and not tells(taken, stopped, [0]), taken
+
+
+def test_what_is_said_seldom_or_little_tells_no_question_asking_it_often_or_much():
+    """"Which patients drink alcohol daily?" and "…drink heavily?" of the demo quoted "Rarely drinks alcohol": how often
+    or how much was context, not read. A record saying a thing seldom or little still tells whether it is so at all,
+    and a word of how often elsewhere in the question ("…with daily headaches…") says nothing of the thing."""
+    from nodes.concepts import ways_said
+
+    seldom = ("Rarely drinks alcohol.", "Drinks alcohol socially, about two glasses of wine a week.",
+              "Occasional alcohol use.", "Social History: Alcohol: occasional.", "Social alcohol use only.")
+    often = [analysed(question) for question in ("Which patients drink alcohol daily?", "Who drinks alcohol every day?",
+                                                 "Which patients use alcohol excessively?", "Which patients drink heavily?")]
+    at_all = [analysed(question) for question in ("Which patients drink alcohol?", "Does Justin Ramirez drink alcohol?",
+                                                  "Which patients with daily headaches drink alcohol?")]
+    for text in seldom:
+        for analysis in often:
+            assert not tells(text, analysis, [0]), (text, analysis.concepts[0].text)
+            assert ways_said([text], analysis, [0]) == ["seldom or little"], text
+        for analysis in at_all:
+            assert tells(text, analysis, [len(analysis.concepts) - 1]), (text, analysis.concepts)
+        assert not tells(text, analysed("Which patients do not drink alcohol?"), [0]), text
+    for text in ("Drinks alcohol daily.", "Social History: drinks alcohol heavily, a pint of vodka a day.",
+                 "Alcohol: six beers a day."):
+        assert all(tells(text, analysis, [0]) for analysis in often), text
+    smokes = analysed("Which patients are heavy smokers?")
+    assert not tells("Light smoker, about three cigarettes a day.", smokes, [0])
+    assert tells("Smokes two packs a day.", smokes, [0])
+
+
+def test_a_departments_name_says_where_a_patient_was_cared_for_not_what_was_done():
+    """"Which patients had surgery?" of the demo named patients by their admission's "Department: surgery.": the
+    section a department's or a service's heading heads says where the patient was cared for, which tells a question
+    asking that ("…admitted to surgery?", "…seen by cardiology?"), not one asking what was done."""
+    from nodes.concepts import ways_said
+
+    header = "Admitted: 2024-03-02. Discharged: 2024-03-05. Department: surgery. Type: emergency."
+    had = analysed("Which patients had surgery?")
+    assert not tells(header, had, [0]) and ways_said([header], had, [0]) == ["the name of a department"]
+    assert not tells(header, analysed("Did Justin Ramirez have surgery?"), [0])
+    assert tells("Underwent surgery for a hip fracture. Department: orthopedics.", had, [0])
+    assert tells(header, analysed("Which patients were admitted to surgery?"), [0])
+    assert tells("Service: Cardiology.", analysed("Which patients were seen by cardiology?"), [0])
+    assert tells("Unit: ICU.", analysed("Which patients are in the ICU?"), [0])
+
+
+def test_what_was_so_for_a_period_that_ended_is_not_so_now():
+    """"Which patients are homeless?" of the demo quoted "… after a period of homelessness"."""
+    text = "Now rents a room after a period of homelessness."
+    assert not tells(text, analysed("Which patients are homeless?"), [0])
+    assert tells(text, analysed("Which patients were homeless?"), [0])
+    assert tells("Homeless for a period of two years.", analysed("Which patients are homeless?"), [0])
 
 
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
