@@ -1593,9 +1593,10 @@ _RISK = frozenset("risk risks".split())
 _POSSIBLE_PAIRS = frozenset({("complications", "including"), ("complications", "include"), ("complications", "such"),
                              ("possible", "complications"), ("potential", "complications")})
 #: Words right before a mention (within :data:`SUSPICION_REACH`) that make it a suspicion, and pairs that make it what
-#: is to be ruled out.
+#: is to be ruled out ("MRI to exclude osteomyelitis", "Ultrasound to assess for DVT").
 SUSPECTED = frozenset("suspected suspect suspicion".split())  # not "suspicious": a suspicious nodule is there
-_RULING_OUT = frozenset({("rule", "out"), ("r", "o"), ("evaluate", "for"), ("concern", "for"), ("concerning", "for")})
+_RULING_OUT = frozenset({("rule", "out"), ("r", "o"), ("evaluate", "for"), ("concern", "for"), ("concerning", "for"),
+                         ("to", "exclude"), ("assess", "for")})
 SUSPICION_REACH = 3
 #: The polarity of a mention as what a vaccine, a screening or a prophylaxis is for ("Encourage *influenza* and
 #: pneumococcal vaccination", "found on a lung *cancer* screening CT", "vaccinated against *shingles*"): none of it is

@@ -54,9 +54,10 @@ from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
-from nodes.concepts import (Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions, names_kind,
-                            otherwise, spelled_out, tells, things_asked, touches, unshouted, ways_said, weighed, weighing,
-                            written_out)
+from nodes.concepts import (PATIENT_WORDS, Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions,
+                            names_kind, otherwise, spelled_out, tells, things_asked, touches, unshouted, ways_said, weighed,
+                            weighing, written_out)
+from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
 from nodes.merge import complete, depth, fuse, lexical_depth, merge, summed
@@ -66,7 +67,7 @@ from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, s
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient
+from summarizer.answer import FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import asking_sentence, kind_of
 from summarizer.sentences import quotable
@@ -563,6 +564,28 @@ def _whom_focus(asked: Whom, answer: Answer) -> Focus:
                  unsaid="none of the closest records says a patient's sex or age as asked")
 
 
+def _worded(analysis: Analysis, answer: Answer) -> Focus:
+    """What an answer naming patients leans on when its question asks about no thing but in words a record may hold
+    ("What is Nicole Wright's *diagnosis*?", "What are Kevin Jenkins's *allergies*?"): a sentence holding more of the
+    question's own words (its patients' names and the word "patient" apart) leads its patient's, as a sentence saying
+    more of the things asked does (:attr:`summarizer.answer.Focus.weigh`) — "Primary diagnosis: acute alcohol-related
+    pancreatitis.", not "Department: neurology.", which the embedding holds nearer a question of four words."""
+    left = {term for hit in answer.hits if hit.patient for term in index_terms(hit.patient)} | set(
+        index_terms(" ".join(PATIENT_WORDS)))
+    own = [frozenset(term.split("|")) for term in analysis.terms if not set(term.split("|")) & left]
+    if not own:
+        return Focus()
+    why = kind_of(answer.question) == "causes"  # a field's value is no reason: "Why was Luis Davis admitted?" is not
+    # answered by "Admitted: 2023-02-18."
+
+    def weigh(text: str) -> dict[Hashable, float]:
+        if why and FIELD_LINE.fullmatch(text):
+            return {}
+        held = frozenset(index_terms(text))
+        return {term: 1.0 for term in own if term & held}
+    return Focus(weigh=weigh)
+
+
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
     """What an extractive answer that names patients leans on (a reference text is quoted as it reads, from where it
     mentions what its best passage mentions of what is asked: :attr:`summarizer.answer.Focus.says`): the passages that
@@ -577,8 +600,10 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     …") is answered only from what says it or one of its members — headaches are not imaging. A sentence saying more
     of what is asked weighs more (:func:`nodes.concepts.weighing`); one naming it only as another thing is not quoted
     (:func:`nodes.concepts.otherwise`: "3. Acute pancreatitis." of "Which patients have chronic pancreatitis?")."""
-    if not focal(analysis) or not answer.hits:
+    if not answer.hits:
         return Focus()
+    if not focal(analysis):
+        return _worded(analysis, answer) if of_patients(answer.hits) else Focus()
     groups = asked(analysis)
     if not of_patients(answer.hits):  # reference texts, quoted from where they mention what the best one mentions
         things = [[analysis.concepts[i] for i in group] for group in groups]

@@ -1182,7 +1182,8 @@ def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_n
     "He denies any side effects of the metformin"."""
     dvt = analyse("Which patients had a DVT?")
     for possible in ("Risks of the procedure including bleeding, infection and DVT were discussed.",
-                     "I explained complications including death secondary to DVT, PE or a leak.", "She is at risk for DVT."):
+                     "I explained complications including death secondary to DVT, PE or a leak.", "She is at risk for DVT.",
+                     "Lower extremity duplex to exclude DVT.", "Ultrasound to assess for DVT."):
         assert not tells(possible, dvt, [0]), possible
     for said in ("Postoperative complications included a DVT.", "History of DVT."):
         assert tells(said, dvt, [0]), said

@@ -147,6 +147,32 @@ def test_a_sentence_naming_what_is_asked_only_as_another_thing_is_not_quoted(emb
     assert not focus.other("Acute on chronic pancreatitis.") and not focus.other("Pancreatitis, chronic.")
 
 
+def test_a_question_about_no_thing_leads_with_the_sentences_holding_its_own_words(embedder):
+    """"What is Nicole Wright's diagnosis?" asks about no thing ("diagnosis" asks) and was answered "Department: neurology.
+    … Patient ID: P0019. …", her primary diagnosis last: the embedding holds a question of four words nearer a header's
+    field than the sentence saying it. A sentence holding the question's own words (her name apart) leads — but a
+    field's value gives no reason: "Why was she admitted?" does not lead with "Admitted: 2023-07-24."."""
+    from bus.asking import Answer
+    from nodes.concepts import analyse
+    from nodes.gateway import _focus
+
+    header = ("Admission ADM-1. Patient: Nicole Wright. Patient ID: P0019. Admitted: 2023-07-24. Department: neurology. "
+              "Primary diagnosis: focal epilepsy with breakthrough seizure.")
+    note = "Nicole Wright. She was admitted for a seizure at home after stopping her levetiracetam."
+    hits = [hit(1, header, "Nicole Wright", 0.6), hit(2, note, "Nicole Wright", 0.5)]
+    question = "What is Nicole Wright's diagnosis?"
+    vector = embedder.embed_one("What is diagnosis?")  # as the gateway embeds it, without her name
+    assert not extractive_answer(vector, hits, embedder.embed).startswith("Nicole Wright: Primary diagnosis"), \
+        "nearer the question, the header's fields lead unfocused"
+    focus = _focus(analyse(question, ["Nicole Wright"]), None, Answer(question=question, hits=hits))
+    answer = extractive_answer(vector, hits, embedder.embed, focus=focus)
+    assert answer.startswith("Nicole Wright: Primary diagnosis: focal epilepsy with breakthrough seizure. [1]"), answer
+    why = "Why was Nicole Wright admitted?"
+    focus = _focus(analyse(why, ["Nicole Wright"]), None, Answer(question=why, hits=hits))
+    answer = extractive_answer(embedder.embed_one("Why was admitted?"), hits, embedder.embed, focus=focus)
+    assert answer.startswith("Nicole Wright: She was admitted for a seizure at home"), answer
+
+
 def test_no_passage_or_weak_evidence_gives_no_answer_and_names_nobody(embedder):
     question = embedder.embed_one("What is the capital of France?")
     assert extractive_answer(question, [], embedder.embed) == INSUFFICIENT
