@@ -1566,12 +1566,15 @@ NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of
                             ("rules", "out"), ("rule", "out")})
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "a smoker who quit", "warfarin held for
 #: surgery"), and pairs after it that deny it ("diabetes was ruled out").
-UNDOING = frozenset("stopped discontinued quit ceased".split())
-UNDOING_PAIRS = frozenset({("held", "for")})
+UNDOING = frozenset("stopped discontinued quit ceased held".split())
 DENYING_PAIRS = frozenset({("ruled", "out")})
 #: Words right before a mention (within three) that say it is held now, to be taken again: "Recommend *restarting*
 #: apixaban for atrial fibrillation" (as "apixaban 5 mg twice daily (*to restart*)" after it) — ended, not present.
 RESTARTING = frozenset("restart restarting resume resuming".split())
+#: Words right before a mention (within three), or opening its clause, that say it is held now: "*Hold* nephrotoxic
+#: agents including NSAIDs and the ACE inhibitor", "*holding* metformin" — ended, unless only if or below a value
+#: ("Hold metoprolol for heart rate below 60": taken).
+HOLDING = frozenset("hold holding held".split())
 #: Of the negations, those saying it was so and ended ("former smoker", "stopped warfarin", "off warfarin", "warfarin
 #: held for surgery", "Recommend restarting apixaban"), and the one saying it never was ("never smoked"). A question
 #: asking who never had a thing is not told by a record saying it ended, nor one asking who stopped it by a record
@@ -1648,6 +1651,15 @@ def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool
     "apixaban 5 mg twice daily (to restart)" (:data:`RESTARTING`)."""
     rest = [word for word, item in zip(words[at + 1:], items[at + 1:]) if item == items[at]][:LIST_ITEM + 3]
     return any(word == "to" and then in RESTARTING for word, then in zip(rest, rest[1:]))
+
+
+def _held_now(words: tuple[str, ...], before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether a clause (``words``) holds what it mentions now: a word of :data:`HOLDING` opens it or is among the
+    three ``before`` the mention, and the words ``after`` it give no condition ("if", or "for" and a bound)."""
+    if words[0] not in HOLDING and HOLDING.isdisjoint(before[-3:]):
+        return False
+    return "if" not in after and not any(word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4])
+                                         for i, word in enumerate(after))
 
 
 def _a_period_ago(before: tuple[str, ...]) -> bool:
@@ -2109,7 +2121,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                   or (not result and _negative_result(words, items, places[-1]))):
                 said.add(False)
             elif (any(word in UNDOING for word in after) or (undone and len(words) - places[-1] <= UNDOING_REACH)
-                  or not UNDOING_PAIRS.isdisjoint(zip(after, after[1:])) or not RESTARTING.isdisjoint(before[-3:])
+                  or not RESTARTING.isdisjoint(before[-3:]) or _held_now(words, before, words[places[-1] + 1:])
                   or _to_restart(words, items, places[-1]) or _a_period_ago(before)):
                 said.add(ENDED)
             else:

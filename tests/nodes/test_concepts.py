@@ -1125,6 +1125,19 @@ def test_what_is_held_to_be_taken_again_was_taken_and_is_not_now():
         assert tells(taken, on, [0]) and not tells(taken, stopped, [0]), taken
 
 
+def test_what_is_held_is_not_taken_now_unless_held_only_if_or_below_a_value():
+    """"Which patients take an ACE inhibitor?" of the demo quoted "Hold nephrotoxic agents including NSAIDs and the ACE
+    inhibitor" for two patients."""
+    ace, metoprolol = analysed("Which patients take an ACE inhibitor?"), analysed("Which patients are on metoprolol?")
+    for held in ("Hold nephrotoxic agents including NSAIDs and the ACE inhibitor.", "Lisinopril was held for hypotension.",
+                 "Holding the ACE inhibitor until creatinine improves."):
+        assert not tells(held, ace, [0]) and tells(held, analysed("Who stopped their ACE inhibitor?"), [0]), held
+    assert tells("Continue lisinopril 10 mg daily.", ace, [0])
+    for conditional in ("Hold metoprolol for heart rate below 60.", "Metoprolol 25 mg twice daily; hold if systolic "
+                        "blood pressure below 90."):
+        assert tells(conditional, metoprolol, [0]), conditional
+
+
 def test_what_is_said_seldom_or_little_tells_no_question_asking_it_often_or_much():
     """"Which patients drink alcohol daily?" and "…drink heavily?" of the demo quoted "Rarely drinks alcohol": how often
     or how much was context, not read. A record saying a thing seldom or little still tells whether it is so at all,
