@@ -696,6 +696,8 @@ class Analysis:
     compared: tuple[Comparison, ...] = ()
     kin: frozenset[int] = frozenset()  # the concepts it asks of relatives ("…a family history of diabetes?"): only a
     # relative's mention tells one of them, and only the patient's own tells the others
+    kindred: frozenset[str] = frozenset()  # the words for the relatives it names ("Whose *mother* had breast cancer?":
+    # mother, mom …, :data:`KINDRED`): of the kin asked, only a mention whose nearest relative is one of them tells
     whether: bool = False  # it asks whether a named patient has it ("Is Justin Ramirez on warfarin?"): either way tells it
     never: frozenset[int] = frozenset()  # of the negated, those asked as never so ("Who has never smoked?") …
     ended: frozenset[int] = frozenset()  # … and as so no longer ("Which patients are former smokers?", "Who stopped …")
@@ -813,7 +815,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
     kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                     if {None, KIN_DENIED} & _polarities(text[relative:], [concept])[1])
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
-                    named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
+                    kindred=frozenset().union(*(KINDRED.get(word, ()) for word in re.findall(r"[a-z]+", text.casefold()))),
+                    whether=named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
                     declared=(declared := frozenset(i for i, place in enumerate(places)
                                                     if place is not None and _DECLARING.search(text[:place[0]]))),
@@ -1776,6 +1779,19 @@ family mother mothers father fathers parent parents sister sisters brother broth
 uncles grandmother grandmothers grandfather grandfathers grandparent grandparents cousin cousins mom moms dad dads
 grandma grandmas grandpa grandpas stepmother stepfather
 """.split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's (CHILDREN)
+#: The words for each relative a question may name ("Whose *mother* had breast cancer?" is not told by "Sister with breast
+#: cancer", nor by "Maternal grandmother: breast cancer"; "…a *parent* with …" by a mother's or a father's).
+_KIN_WORDS = {"mother": "mother mothers mom moms mum mums stepmother", "father": "father fathers dad dads stepfather",
+              "sister": "sister sisters", "brother": "brother brothers", "aunt": "aunt aunts", "uncle": "uncle uncles",
+              "grandmother": "grandmother grandmothers grandma grandmas", "cousin": "cousin cousins",
+              "grandfather": "grandfather grandfathers grandpa grandpas", "son": "son sons", "daughter": "daughter daughters"}
+_KIN_WORDS |= {"parent": f"parent parents {_KIN_WORDS['mother']} {_KIN_WORDS['father']}",
+               "sibling": f"sibling siblings {_KIN_WORDS['sister']} {_KIN_WORDS['brother']}",
+               "grandparent": f"grandparent grandparents {_KIN_WORDS['grandmother']} {_KIN_WORDS['grandfather']}",
+               "child": f"child children {_KIN_WORDS['son']} {_KIN_WORDS['daughter']}"}
+KINDRED = {word: frozenset(words.split()) for relative, words in _KIN_WORDS.items()
+           for word in {relative, relative + "s", *words.split()[:2]}}
+KINDRED["children"] = KINDRED["child"]
 #: A son or a daughter is a relative only as what a clause opens with, after words that count or point at them at most
 #: (:func:`_child_said`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
 CHILDREN = frozenset("son sons daughter daughters".split())
@@ -2152,14 +2168,31 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
                 return True
             continue
         mentioned, polarities = _polarities(text, [analysis.concepts[i]])
-        if i in analysis.kin:  # asked of a relative: told by a relative's mention only
-            if None in polarities:
+        if i in analysis.kin:  # asked of a relative: told by a relative's mention only, of the relative named if one is
+            if None in polarities and (not analysis.kindred or _of_kindred(text, analysis.concepts[i], analysis.kindred)):
                 return True
             continue
         if polarities & _telling(analysis, i):
             return True
         if mentioned and not polarities and i not in analysis.negated:
             return True
+    return False
+
+
+def _of_kindred(text: str, concept: Concept, kindred: frozenset[str]) -> bool:
+    """Whether a clause of ``text`` mentions ``concept`` with one of ``kindred`` its nearest relative: the last before
+    it ("Mother with diabetes, sister with breast cancer": the sister's), else the first after ("breast cancer in her
+    mother"); "family" names none."""
+    named = (RELATIVES | CHILDREN) - {"family"}
+    for words, stems, *_ in _clauses(text):
+        for need, _ in _needs(concept):
+            places = [i for i, stem in enumerate(stems) if need & stem]
+            if not places or not need <= set().union(*(stems[i] for i in places)):
+                continue
+            before = [word for word in words[:places[0]] if word in named]
+            after = [word for word in words[places[-1] + 1:] if word in named]
+            if (before[-1] if before else after[0] if after else None) in kindred:
+                return True
     return False
 
 

@@ -1299,6 +1299,22 @@ def test_a_questions_negation_reaches_what_it_is_said_of_and_no_further():
     assert [c.text for c in vitals.concepts] == ["vital signs"], "a name with a word that otherwise asks is whole"
 
 
+def test_a_question_naming_a_relative_is_told_only_by_a_mention_of_that_relative():
+    """"Whose mother had breast cancer?" of the demo named two patients by "FAMILY HISTORY: Sister with breast cancer;
+    brother with hypertension.": any relative's mention told a question asking of one. The nearest relative before the
+    mention in its clause (else the first after) is whose it is; a family history asked of no one is anyone's."""
+    mother, anyone = analysed("Whose mother had breast cancer?"), analysed("Who has a family history of breast cancer?")
+    parent = analysed("Which patients have a parent with diabetes?")
+    assert mother.kin == {1} and anyone.kin == {1}
+    for theirs in ("FAMILY HISTORY: Sister with breast cancer; brother with hypertension.",
+                   "Family history: mother with diabetes, sister with breast cancer.", "Maternal grandmother: breast cancer."):
+        assert not tells(theirs, mother, [1]) and tells(theirs, anyone, [1]), theirs
+    for hers in ("Strong family history of breast cancer in her mother.", "Her mom had breast cancer at 50."):
+        assert tells(hers, mother, [1]) and tells(hers, anyone, [1]), hers
+    assert tells("Family history: mother with diabetes, sister with breast cancer.", parent, [1])
+    assert not tells("FAMILY HISTORY: Brother with type 2 diabetes.", parent, [1])
+
+
 def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs():
     """Mom and Dad are relatives as Mother and Father are; a relative who states, reports or is the source of the
     history tells the patient's own, unless a pronoun after it may be the relative's."""
