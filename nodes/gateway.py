@@ -732,7 +732,8 @@ def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     if held_to:
         return ", none " + " or ".join(held_to)
     if all(i in analysis.kin for i in indices):
-        return " only as the patients' own"
+        theirs = analysis.kindred and "of a relative" in ways_said(texts, analysis, indices)  # not of the one named
+        return " only of other relatives" if theirs else " only as the patients' own"
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):

@@ -1313,6 +1313,9 @@ def test_a_question_naming_a_relative_is_told_only_by_a_mention_of_that_relative
         assert tells(hers, mother, [1]) and tells(hers, anyone, [1]), hers
     assert tells("Family history: mother with diabetes, sister with breast cancer.", parent, [1])
     assert not tells("FAMILY HISTORY: Brother with type 2 diabetes.", parent, [1])
+    from nodes.gateway import _how_else  # how a refusal says the records mention it
+    assert _how_else(mother, [1], ["FAMILY HISTORY: Sister with breast cancer."]) == " only of other relatives"
+    assert _how_else(mother, [1], ["History of breast cancer, treated in 2019."]) == " only as the patients' own"
 
 
 def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs():
