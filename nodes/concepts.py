@@ -43,7 +43,8 @@ patient patients people person persons someone anyone anybody everyone somebody 
 everything individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
-medication medications medicine medicines drug drugs prescribed prescription taking take taken takes use using
+medication medications medicine medicines drug drugs prescribe prescribes prescribed prescription taking take taken takes
+use using
 symptom symptoms sign signs cause causes caused causing cure cures cured curable risk risks factor factors outlook
 prognosis test tests testing exam exams examination diagnose complication complications prevent prevention preventing research
 study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much

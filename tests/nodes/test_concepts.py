@@ -593,6 +593,8 @@ def test_a_clinician_is_named_with_the_title():
     assert mentions("Seen in clinic by Dr. Patel for chest pain.", [doctor])
     assert [c.text for c in analyse("Is Dr. Watson's patient improving?").concepts][:1] == ["Dr. Watson"]
     assert concepts("Is Mr. Patel improving?", ["Mr. Patel"]) == ["improving"], "a patient's title is no clinician's"
+    # what the question asks of the clinician is none of their name: "No record searched mentions Dr. Patel prescribe"
+    assert concepts("What did Dr. Patel prescribe for Nicole Wright?", ["Nicole Wright"]) == ["Dr. Patel"]
 
 
 async def test_a_finding_asked_in_lay_words_is_answered_by_its_clinical_name_or_refused(demo_federation, nc):
