@@ -1782,17 +1782,13 @@ grandma grandmas grandpa grandpas stepmother stepfather
 """.split())  # not son or daughter: "lives with her son" is a social history, and it is the patient's (CHILDREN)
 #: The words for each relative a question may name ("Whose *mother* had breast cancer?" is not told by "Sister with breast
 #: cancer", nor by "Maternal grandmother: breast cancer"; "…a *parent* with …" by a mother's or a father's).
-_KIN_WORDS = {"mother": "mother mothers mom moms mum mums stepmother", "father": "father fathers dad dads stepfather",
-              "sister": "sister sisters", "brother": "brother brothers", "aunt": "aunt aunts", "uncle": "uncle uncles",
-              "grandmother": "grandmother grandmothers grandma grandmas", "cousin": "cousin cousins",
-              "grandfather": "grandfather grandfathers grandpa grandpas", "son": "son sons", "daughter": "daughter daughters"}
-_KIN_WORDS |= {"parent": f"parent parents {_KIN_WORDS['mother']} {_KIN_WORDS['father']}",
-               "sibling": f"sibling siblings {_KIN_WORDS['sister']} {_KIN_WORDS['brother']}",
-               "grandparent": f"grandparent grandparents {_KIN_WORDS['grandmother']} {_KIN_WORDS['grandfather']}",
-               "child": f"child children {_KIN_WORDS['son']} {_KIN_WORDS['daughter']}"}
-KINDRED = {word: frozenset(words.split()) for relative, words in _KIN_WORDS.items()
-           for word in {relative, relative + "s", *words.split()[:2]}}
-KINDRED["children"] = KINDRED["child"]
+_KIN_WORDS = ["mother mothers mom moms mum mums stepmother", "father fathers dad dads stepfather", "sister sisters",
+              "brother brothers", "aunt aunts", "uncle uncles", "grandmother grandmothers grandma grandmas",
+              "grandfather grandfathers grandpa grandpas", "cousin cousins", "son sons", "daughter daughters"]
+KINDRED = {word: frozenset(words.split()) for words in _KIN_WORDS for word in words.split()}
+for _names, _members in {"parent parents": "mother father", "sibling siblings": "sister brother",
+                         "grandparent grandparents": "grandmother grandfather", "child children": "son daughter"}.items():
+    KINDRED |= dict.fromkeys(_names.split(), frozenset(_names.split()).union(*(KINDRED[one] for one in _members.split())))
 #: A son or a daughter is a relative only as what a clause opens with, after words that count or point at them at most
 #: (:func:`_child_said`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
 CHILDREN = frozenset("son sons daughter daughters".split())

@@ -1314,6 +1314,8 @@ def test_a_question_naming_a_relative_is_told_only_by_a_mention_of_that_relative
     for hers in ("Strong family history of breast cancer in her mother.", "Her mom had breast cancer at 50."):
         assert tells(hers, mother, [1]) and tells(hers, anyone, [1]), hers
     assert tells("Family history: mother with diabetes, sister with breast cancer.", parent, [1])
+    mom = analysed("Whose mom had breast cancer?")
+    assert tells("Mother with breast cancer.", mom, [1]) and not tells("Sister with breast cancer.", mom, [1])
     assert not tells("FAMILY HISTORY: Brother with type 2 diabetes.", parent, [1])
     from nodes.gateway import _how_else  # how a refusal says the records mention it
     assert _how_else(mother, [1], ["FAMILY HISTORY: Sister with breast cancer."]) == " only of other relatives"
