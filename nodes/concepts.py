@@ -1659,11 +1659,8 @@ def _to_restart(words: tuple[str, ...], items: tuple[int, ...], at: int) -> bool
 
 def _held_now(words: tuple[str, ...], before: tuple[str, ...], after: tuple[str, ...]) -> bool:
     """Whether a clause (``words``) holds what it mentions now: a word of :data:`HOLDING` opens it or is among the
-    three ``before`` the mention, and the words ``after`` it give no condition ("if", or "for" and a bound)."""
-    if words[0] not in HOLDING and HOLDING.isdisjoint(before[-3:]):
-        return False
-    return "if" not in after and not any(word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4])
-                                         for i, word in enumerate(after))
+    three ``before`` the mention, and the words ``after`` it give no condition (:func:`_conditional`)."""
+    return (words[0] in HOLDING or not HOLDING.isdisjoint(before[-3:])) and not _conditional(after)
 
 
 def _a_period_ago(before: tuple[str, ...]) -> bool:
@@ -1711,13 +1708,19 @@ _EARLIER = frozenset("past last prior previous preceding".split())
 PLAN_REACH = 6
 
 
-#: The words that make an order a clause opens with conditional (:data:`PLANNED`): "if", or "for" and, within three
-#: words, a bound.
+#: The bounds that, within three words after "for", make an order conditional (:func:`_conditional`).
 _BOUNDS = frozenset("below under above over less greater exceeds exceeding".split())
 #: Words after a mention that make it what a plan is of: "transfusion *strategy*", "insulin *protocol*".
 _PLAN_NOUNS = frozenset("strategy strategies protocol protocols plan plans threshold thresholds goal goals".split())
 #: … unless the clause says it was done: "Insulin drip was given for glucose above 400".
 _DONE = frozenset("was were had been given".split())
+
+
+def _conditional(after: tuple[str, ...]) -> bool:
+    """Whether the words ``after`` an order's mention give it only if or below or above a value: "if", or "for" and,
+    within three words, a bound ("Transfuse … for hemoglobin below 7", "Hold metoprolol for heart rate below 60")."""
+    return "if" in after or any(word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4])
+                                for i, word in enumerate(after))
 
 
 def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = False) -> bool:
@@ -1727,8 +1730,7 @@ def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = Fals
         return True
     if after[:1] and after[0] in _PLAN_NOUNS:  # "Restrictive transfusion strategy targeting hemoglobin of 7 to 8"
         return True
-    if opens and _DONE.isdisjoint(after) and ("if" in after or any(
-            word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4]) for i, word in enumerate(after))):
+    if opens and _DONE.isdisjoint(after) and _conditional(after):
         return True
     after = after[:PLAN_REACH]
     for i, word in enumerate(after):
@@ -1786,9 +1788,10 @@ _KIN_WORDS = ["mother mothers mom moms mum mums stepmother", "father fathers dad
               "brother brothers", "aunt aunts", "uncle uncles", "grandmother grandmothers grandma grandmas",
               "grandfather grandfathers grandpa grandpas", "cousin cousins", "son sons", "daughter daughters"]
 KINDRED = {word: frozenset(words.split()) for words in _KIN_WORDS for word in words.split()}
-for _names, _members in {"parent parents": "mother father", "sibling siblings": "sister brother",
-                         "grandparent grandparents": "grandmother grandfather", "child children": "son daughter"}.items():
-    KINDRED |= dict.fromkeys(_names.split(), frozenset(_names.split()).union(*(KINDRED[one] for one in _members.split())))
+KINDRED |= {name: frozenset(names.split()).union(*(KINDRED[one] for one in members.split()))
+            for names, members in {"parent parents": "mother father", "sibling siblings": "sister brother",
+                                   "grandparent grandparents": "grandmother grandfather",
+                                   "child children": "son daughter"}.items() for name in names.split()}
 #: A son or a daughter is a relative only as what a clause opens with, after words that count or point at them at most
 #: (:func:`_child_said`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
 CHILDREN = frozenset("son sons daughter daughters".split())
@@ -2062,6 +2065,12 @@ def _family_sections(text: str) -> list[tuple[str, bool]]:
     return [(piece, theirs) for piece, theirs in [*pieces, (text[at:], False)] if piece.strip()]
 
 
+def _placed(need: frozenset[str], stems: tuple[frozenset[str], ...]) -> list[int]:
+    """Where a clause (its words' terms, ``stems``) holds ``need``'s terms, if it holds them all; else none."""
+    places = [i for i, stem in enumerate(stems) if need & stem]
+    return places if places and need <= set().union(*(stems[i] for i in places)) else []
+
+
 def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[bool, set[bool | str | None]]:
     """Whether ``text`` mentions one of ``concepts`` (:func:`mentions`), and how, clause by clause: ``True`` where a
     clause affirms it, ``False`` (or :data:`ENDED`, :data:`NEVER`) where a negation reaches it (:data:`NEGATIONS`,
@@ -2093,8 +2102,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
         said: set[bool | str | None] = set()
         in_unit, unit = unit, filled is not None and words[-1] in _UNIT_HEADINGS
         for need, off_normal, result, suspected in options:
-            places = [i for i, stem in enumerate(stems) if need & stem]
-            if not places or not need <= set().union(*(stems[i] for i in places)):
+            places = _placed(need, stems)
+            if not places:
                 continue
             if in_unit:
                 said.add(UNIT)
@@ -2154,9 +2163,11 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
     denied or stopped when the question asks so (:attr:`Analysis.negated`: "Who stopped warfarin?" is), either way
     when it asks whether a named patient has it (:attr:`Analysis.whether`: "Is Justin Ramirez on warfarin?" is told
     "no" by "Stopped warfarin"), at a value that holds when the question asks for one (:attr:`Analysis.compared`:
-    "…oxygen saturation below 88%?" is told by "oxygen saturation 84% on room air", not by 92%). A relative's
-    mention tells nothing of the patient, and what the question asks of a relative (:attr:`Analysis.kin`: "…a family
-    history of heart disease?") only a relative's mention tells. A text holding a concept's words only across clauses
+    "…oxygen saturation below 88%?" is told by "oxygen saturation 84% on room air", not by 92%), as often or much
+    as asked (:attr:`Analysis.often`), and as where the patient was cared for only when asked so (:attr:`Analysis.where`).
+    A relative's mention tells nothing of the patient, and what the question asks of a relative (:attr:`Analysis.kin`:
+    "…a family history of heart disease?") only a relative's mention tells — of the relative it names, if it names one
+    (:attr:`Analysis.kindred`). A text holding a concept's words only across clauses
     tells it as present."""
     for i in indices:
         held_to = [comparison for comparison in analysis.compared if comparison.concept == i]
@@ -2183,8 +2194,8 @@ def _of_kindred(text: str, concept: Concept, kindred: frozenset[str]) -> bool:
     named = (RELATIVES | CHILDREN) - {"family"}
     for words, stems, *_ in _clauses(text):
         for need, _ in _needs(concept):
-            places = [i for i, stem in enumerate(stems) if need & stem]
-            if not places or not need <= set().union(*(stems[i] for i in places)):
+            places = _placed(need, stems)
+            if not places:
                 continue
             before = [word for word in words[:places[0]] if word in named]
             after = [word for word in words[places[-1] + 1:] if word in named]
@@ -2200,9 +2211,10 @@ def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
 
 
 #: How a refusal names each way the records say a thing otherwise than asked (:func:`ways_said`), in this order.
+OF_A_RELATIVE = "of a relative"
 _OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
               HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
-              SELDOM: "seldom or little", UNIT: "the name of a department", None: "of a relative",
+              SELDOM: "seldom or little", UNIT: "the name of a department", None: OF_A_RELATIVE,
               KIN_DENIED: "denied of a relative"}
 
 

@@ -54,9 +54,9 @@ from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
-from nodes.concepts import (PATIENT_WORDS, Analysis, affirms, analyse, asked, focal, grounding, mention_counts, mentions,
-                            names_kind, otherwise, spelled_out, tells, things_asked, touches, unshouted, ways_said, weighed,
-                            weighing, written_out)
+from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, affirms, analyse, asked, focal, grounding,
+                            mention_counts, mentions, names_kind, otherwise, spelled_out, tells, things_asked, touches,
+                            unshouted, ways_said, weighed, weighing, written_out)
 from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
@@ -564,14 +564,16 @@ def _whom_focus(asked: Whom, answer: Answer) -> Focus:
                  unsaid="none of the closest records says a patient's sex or age as asked")
 
 
+_PATIENT_TERMS = frozenset(index_terms(" ".join(PATIENT_WORDS)))
+
+
 def _worded(analysis: Analysis, answer: Answer) -> Focus:
     """What an answer naming patients leans on when its question asks about no thing but in words a record may hold
     ("What is Nicole Wright's *diagnosis*?", "What are Kevin Jenkins's *allergies*?"): a sentence holding more of the
     question's own words (its patients' names and the word "patient" apart) leads its patient's, as a sentence saying
     more of the things asked does (:attr:`summarizer.answer.Focus.weigh`) — "Primary diagnosis: acute alcohol-related
     pancreatitis.", not "Department: neurology.", which the embedding holds nearer a question of four words."""
-    left = {term for hit in answer.hits if hit.patient for term in index_terms(hit.patient)} | set(
-        index_terms(" ".join(PATIENT_WORDS)))
+    left = {term for hit in answer.hits if hit.patient for term in index_terms(hit.patient)} | _PATIENT_TERMS
     own = [frozenset(term.split("|")) for term in analysis.terms if not set(term.split("|")) & left]
     if not own:
         return Focus()
@@ -726,13 +728,13 @@ def _said(analysis: Analysis, indices: list[int]) -> str:
 
 def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     """How the records' ``texts`` mention the question's concepts at ``indices`` when none says them as asked: at other
-    values, with the other polarity — the ways they do ("only as planned", not every way there is) — or of a relative
-    (:data:`nodes.concepts.RELATIVES`)."""
+    values, with the other polarity — the ways they do ("only as planned", not every way there is) — of a relative
+    (:data:`nodes.concepts.RELATIVES`), or, asked of one relative, of others."""
     held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
     if held_to:
         return ", none " + " or ".join(held_to)
     if all(i in analysis.kin for i in indices):
-        theirs = analysis.kindred and "of a relative" in ways_said(texts, analysis, indices)  # not of the one named
+        theirs = analysis.kindred and OF_A_RELATIVE in ways_said(texts, analysis, indices)  # not of the one named
         return " only of other relatives" if theirs else " only as the patients' own"
     if all(i in analysis.negated for i in indices):
         return " only as present"

@@ -269,6 +269,8 @@ async def test_the_summaries_beside_a_refusal_say_why_as_it_does(released, demo_
     for summary in answer.summaries:
         assert summary.status == "insufficient" and not summary.sentences and not summary.clusters, summary
         assert summary.error is None or summary.error.reason == answer.answer_info.reason, summary.error
+    hospital_a = next(s for s in answer.summaries if s.path == "hospital_a")
+    assert hospital_a.error is not None and hospital_a.error.reason == answer.answer_info.reason, hospital_a.error
 
 
 async def test_a_summary_beside_an_answer_says_only_what_is_asked_of_its_patients(released, demo_spec):
