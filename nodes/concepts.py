@@ -103,7 +103,11 @@ elective total partial complete acute chronic severe mild moderate recurrent rec
 bilateral left right primary secondary early late advanced new old simple complicated uncomplicated major minor
 suspected possible probable known elevated raised increased decreased abnormal
 bad worse worst really extremely extreme terrible terribly horrible horribly awful awfully slight slightly
+uncontrolled refractory
 """.split())
+#: Of the qualifiers, those a record must write (or a synonym of) to say the qualified thing: a "history of hypertension"
+#: says nothing of how severe it is, nor that pneumonia recurred, nor that diabetes is uncontrolled.
+STATED = frozenset("severe mild moderate recurrent refractory uncontrolled".split())
 #: Words between concepts: a concept ends where one stands (connectives, prepositions, negations and quantifiers
 #: the index does not drop as stop words: "readmitted *despite* treatment", "hypertension but *no* medication").
 BETWEEN = frozenset("""
@@ -201,6 +205,8 @@ def _predicates(text: str, names: list[str] = ()) -> list[tuple[int, int]]:
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
     ["stroke", "cerebrovascular accident"],
+    ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled", "inadequately controlled",
+     "poor control"],
     ["blood clot", "thrombosis", "embolism"],
     ["kidney", "renal"],
     ["lung", "pulmonary"],
@@ -968,6 +974,7 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
+_STATED = frozenset(_stems(" ".join(STATED)))
 #: Of the qualifiers, those that say a thing is otherwise than another does (each with its others): a record of "acute
 #: lymphocytic leukemia" does not write the "chronic lymphocytic leukemia" a question asks about, nor one of a "right
 #: total knee arthroplasty" its "left knee replacement", nor "mild intermittent asthma" "severe asthma", though each
@@ -1012,7 +1019,8 @@ def _alternatives(terms: tuple[str, ...], plain: tuple[str, ...] = (),
                 found.append(terms[:start] + other + terms[start + size:])
     found += [plain] if plain else []
     found += [option for option in derived if option != terms]
-    found += [tuple(term for term in option if term not in _QUALIFIERS) for option in list(found) if option not in _NAMES]
+    found += [tuple(term for term in option if term not in _QUALIFIERS - _STATED) for option in list(found)
+              if option not in _NAMES]
     found += [kept for option in list(found) if len(kept := tuple(term for term in option if term not in _GENERIC)) < len(option)
               and len(set(kept) - _QUALIFIERS) > 1]
     return tuple(dict.fromkeys(option for option in found if option and len(option) <= MAX_OPTION_TERMS))[:MAX_ALTERNATIVES]
@@ -1039,6 +1047,13 @@ def _masked(text: str, names: list[str] = ()) -> str:
     return masked
 
 
+#: How well a thing is controlled, written right before it: the parser takes "uncontrolled" and "poorly controlled"
+#: for verbs, and the phrase it chunks ("diabetes") for the whole thing asked about.
+_CONTROL_BEFORE = re.compile(r"\b(?:un|(?:poorly|not\s+well|suboptimally|inadequately)\s+)controlled\s+$", re.IGNORECASE)
+#: The same, opening a concept's text.
+_CONTROL_OPENING = re.compile(r"^(?:un|(?:poorly|not\s+well|suboptimally|inadequately)\s+)controlled\s+", re.IGNORECASE)
+
+
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
     "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it, one
@@ -1047,6 +1062,8 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     if at < 0:
         return _masked(phrase)
     end = at + len(phrase)
+    if controlled := _CONTROL_BEFORE.search(question, 0, at):
+        at = controlled.start()
     words = phrase.split()
     if words and words[-1].casefold() in HARDSHIPS and (doing := _DOING.match(question, end)):
         end = doing.end()
@@ -1461,7 +1478,7 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     gateway quotes by this rule; the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
         return False
-    if _otherwise(text, held, need, option, concept):
+    if _otherwise(text, held, need, option, concept) or not _stated_beside(text, need, option):
         return False
     if len(need) > 1 and _SPREADS.search(text) and not need <= _held(_SPREADS.sub(" ", text)):
         return False  # where a pain spreads is not where it is
@@ -1510,6 +1527,55 @@ def _otherwise(text: str, held: frozenset[str], need: frozenset[str], option: tu
             if not qualified & against or qualified & left_out:
                 return False
     return placed
+
+
+#: How far from what it qualifies, in words of one clause, a qualifier a record must write (:data:`STATED`) says it.
+STATED_REACH = 4
+
+
+def _stated_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> bool:
+    """Whether ``text`` writes the qualifiers of ``option`` it must hold (:data:`STATED`, or a way of saying how well a
+    thing is controlled) beside the thing they qualify: within :data:`STATED_REACH` words before or after it in its
+    comma-separated item of a clause, or opening the item after it — "poorly controlled type 2 diabetes",
+    "hypertension, poorly controlled", "syncope due to severe aortic stenosis"; not "poorly controlled type 2 diabetes
+    with retinopathy; hypertension", nor "hypertension, admitted with a severe headache"."""
+    said = {term for term in lexical.held_terms(option) if term in need and term in _CONTEXT}
+    things = need - said
+    if not said or not things:
+        return True
+    for _, stems, _, items, _ in _clauses(text):
+        at = [i for i, terms in enumerate(stems) if terms & things]
+        if not at:
+            continue
+        first, last = at[0], at[-1]
+        after = [j for j in range(last + 1, len(stems)) if items[j] == items[last] + 1][:3]  # "hypertension, severe"
+        beside = [j for j in range(max(first - STATED_REACH, 0), last + STATED_REACH + 1)
+                  if j < len(stems) and items[j] in (items[first], items[last])] + after
+        if said <= set().union(*(stems[j] for j in beside)):
+            return True
+    return False
+
+
+#: The terms of the ways of saying how well a thing is controlled (:data:`SYNONYMS`' group of "uncontrolled").
+_CONTROL_TERMS = frozenset(_stems("uncontrolled poorly controlled not well suboptimally inadequately poor control"))
+
+
+def unstated(concept: Concept) -> tuple[Concept, str] | None:
+    """``concept`` without the qualifiers a record must write (:data:`STATED`, or how well it is controlled), and those
+    qualifiers as the question writes them — "hypertension" and "severe" of "severe hypertension" — or ``None`` if it
+    has none: what a refusal says the records mention of it instead."""
+    stated = _STATED | _CONTROL_TERMS
+    control = _CONTROL_OPENING.match(concept.text)
+    words = (concept.text[control.end():] if control else concept.text).split()
+    said = [word for word in words if set(_stems(word)) & _STATED]
+    if control is None and not said:
+        return None
+    rest = " ".join(word for word in words if word not in said)
+    options = tuple(dict.fromkeys(kept for option in concept.alternatives
+                                  if (kept := tuple(term for term in option if term not in stated))))
+    if not rest or not options:
+        return None
+    return Concept(rest, options), " ".join([*([control.group(0).strip()] if control else []), *said])
 
 
 @functools.lru_cache(maxsize=1_024)
@@ -1982,7 +2048,7 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
     blood pressure, not any blood pressure), with the alternative, whose specifier the text must also write as one
     (:func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
-                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option))))
+                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option) - _STATED)))
 
 
 def _named(option: tuple[str, ...]) -> frozenset[str]:

@@ -56,7 +56,7 @@ from nodes._service import NodeService
 from nodes.counts import Counts, agrees
 from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, affirms, analyse, asked, focal, grounding,
                             mention_counts, mentions, names_kind, otherwise, spelled_out, tells, things_asked, touches,
-                            unshouted, ways_said, weighed, weighing, written_out)
+                            unshouted, unstated, ways_said, weighed, weighing, written_out)
 from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
@@ -680,6 +680,10 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # evidence must be (not "Productive cough" of "Does he have COPD?"); other patients' records that mention none
     # of it are not an answer, however near ("Which patients had a DVT?" is not answered by dysuria): nothing of
     # them is quoted
+    plain = [found for concept in concepts if (found := unstated(concept)) and any(mentions(text, [found[0]]) for text in texts)]
+    if plain and not named:  # "severe hypertension" of records of hypertension, none saying how severe
+        return Focus(passages=withheld, weigh=weigh, unsaid=" and ".join(
+            f"the closest records mention {concept.text}, none as {how}" for concept, how in plain))
     if named:
         return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts), other=other,
                      unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")

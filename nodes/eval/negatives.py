@@ -8,8 +8,9 @@ Three kinds, asked beside the demo's own answerable questions (:func:`nodes.eval
   generator's vocabulary (:mod:`nodes.demo.tables`), holds one — a change to the demo that makes a
   question answerable is caught before its figures mislead anyone.
 * :data:`PARTLY_ABSENT`: patients with a condition the demo holds, and a drug or procedure no record
-  mentions ("Which patients with gout were treated with methotrexate?"): the patients with that condition
-  are not the answer, and neither are those on another drug.
+  mentions ("Which patients with gout were treated with methotrexate?"), or a severity, recurrence or control no
+  record writes of it ("Which patients have severe hypertension?"): the patients with that condition are not the
+  answer, and neither are those on another drug.
 * :data:`UNKNOWN_PEOPLE`: patients nobody holds, by invented names in the subject, object or
   possessive role or by a surname after a title ("Mrs. Vandersloot"), asking about things the demo does
   hold (gout, pneumonia, a discharge), so only the name can tell that there is nothing to say.
@@ -112,6 +113,11 @@ PARTLY_ABSENT: tuple[Negative, ...] = (
     _q("Which patients with heart failure had a pacemaker implanted?", "pacemaker"),
     _q("Which patients with knee osteoarthritis were treated with acupuncture?", "acupuncture"),
     _q("Which patients with kidney disease are on dialysis?", "dialysis"),
+    # a condition the demo holds, at a severity, a recurrence or a control no record writes of it
+    _q("Which patients have severe hypertension?", "severe hypertension", "hypertension, severe"),
+    _q("Which patients have poorly controlled hypertension?", "poorly controlled hypertension",
+       "uncontrolled hypertension", "hypertension, poorly", "hypertension poorly"),
+    _q("Which patients have recurrent pneumonia?", "recurrent pneumonia", "recurrent aspiration"),
 )
 
 UNKNOWN_PEOPLE: tuple[Negative, ...] = (

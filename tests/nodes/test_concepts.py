@@ -1392,6 +1392,50 @@ def test_a_thing_qualified_otherwise_is_not_what_is_asked():
         assert mentions(text, analysis.concepts) is told, (question, text)
 
 
+def test_how_severe_or_controlled_a_thing_is_asked_is_told_only_where_a_record_writes_it_beside_it():
+    """"Which patients have severe hypertension?" quoted "Known history of hypertension", and "…poorly controlled
+    hypertension?" a past history of "poorly controlled type 2 diabetes …; hypertension": a severity, a recurrence or
+    how well a thing is controlled (nodes.concepts.STATED) is no qualifier a record may leave out, and it qualifies the
+    thing only beside it. Read as the gateway reads a question (the parser takes "uncontrolled" for a verb) and without
+    the parser."""
+    from nodes.concepts import mentions, tells
+
+    for question, text, told in [
+            ("Which patients have severe hypertension?", "Known history of hypertension.", False),
+            ("Which patients have severe hypertension?", "Essential hypertension, admitted with a severe headache.", False),
+            ("Which patients have severe hypertension?", "Severe hypertension on three agents.", True),
+            ("Which patients have severe hypertension?", "Hypertension, severe, on three agents.", True),
+            ("Which patients have severe hypertension?", "Mild hypertension.", False),
+            ("Which patients have severe aortic stenosis?", "Syncope due to severe aortic stenosis.", True),
+            ("Which patients have severe aortic stenosis?", "Aortic stenosis noted on echo.", False),
+            ("Which patients have recurrent pneumonia?", "Community-acquired pneumonia.", False),
+            ("Which patients have recurrent falls?", "Parkinson disease with recurrent falls.", True),
+            ("Which patients have uncontrolled diabetes?", "Poorly controlled type 2 diabetes on insulin.", True),
+            ("Which patients have uncontrolled diabetes?", "Type 2 diabetes, well controlled.", False),
+            ("Which patients have uncontrolled diabetes?", "Diabetes mellitus type 2.", False),
+            ("Which patients have poorly controlled hypertension?", "Hypertension, poorly controlled on two agents.", True),
+            ("Which patients have poorly controlled hypertension?", "Uncontrolled hypertension.", True),
+            ("Which patients have poorly controlled hypertension?",
+             "Notable for poorly controlled type 2 diabetes with retinopathy; obesity; hypertension.", False),
+            ("Which patients have chronic kidney disease?", "CKD stage 3a.", True),  # a name, not a severity
+            ("Which patients have hypertension?", "Severe hypertension on three agents.", True)]:
+        for analysis in (analysed(question), analyse(question)):
+            assert tells(text, analysis, [0]) is told, (question, text)
+            assert mentions(text, analysis.concepts[:1]) is told, (question, text)
+
+
+async def test_a_severity_no_record_writes_is_refused_naming_what_they_do_mention(demo_federation, nc):
+    """The demo's records write hypertension but none how severe it is, and diabetes as poorly controlled of a few."""
+    answer = await ask(nc, AskRequest(question="Which patients have severe hypertension?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+    assert "mention hypertension, none as severe" in answer.answer, answer.answer
+    assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+    answer = await ask(nc, AskRequest(question="Which patients have uncontrolled diabetes?", summarize="extractive"))
+    assert answer.answer_info.status == "successful", answer.answer
+    lines = answer.answer.splitlines()
+    assert lines and all("poorly controlled" in line or "uncontrolled" in line.lower() for line in lines), answer.answer
+
+
 def test_a_suspicion_or_what_is_to_be_ruled_out_tells_no_question_but_one_asking_for_it():
     from nodes.concepts import tells
 
