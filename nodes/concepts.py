@@ -728,6 +728,9 @@ class Analysis:
     past: frozenset[int] = frozenset()  # the concepts it asks about as so at some time, not as so now ("Which patients
     # *were treated with* warfarin?", "Who *has ever taken* it?", "Which patients *were* smokers?"): a record saying it
     # was and ended ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
+    begun: frozenset[int] = frozenset()  # the concepts it asks about as started ("Who was *started on* apixaban?",
+    # "…*initiated on* insulin?"): only a record writing a start beside it tells one ("Start basal insulin glargine",
+    # "restart apixaban on day 6"), not "Continue apixaban" nor a list of current medications
 
 
 #: A value a question holds what it names to, right after it: "potassium above 5.5", "an ejection fraction of less
@@ -838,7 +841,29 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     often=frozenset(i for i, place in enumerate(places) if place is not None and _asked_often(text, places, i)),
                     past=frozenset(i for i, (concept, place) in enumerate(zip(concepts, places))
                                    if i not in negated and place is not None
-                                   and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)))
+                                   and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)),
+                    begun=frozenset(i for i, place in enumerate(places)
+                                    if place is not None and _BEGUN_ASKED.search(text, 0, place[0])))
+
+
+#: How a question asks a thing as started, right before it: "started on", "initiated on", "begun on", "put on",
+#: "started taking".
+_BEGUN_ASKED = re.compile(r"\b(?:start(?:ed|ing)?|initiated|begun|began|restarted|put)\s+(?:(?:on|taking|with)\s+)?"
+                          r"(?:(?:a|an|the|some|any)\s+)?$", re.IGNORECASE)
+#: How far from a thing, in words of one clause, a start said of it may stand: before it ("Start basal insulin
+#: glargine") or after it ("apixaban 5 mg twice daily started on admission").
+BEGUN_REACH = 6
+
+
+def _begun_beside(text: str, concept: Concept) -> bool:
+    """Whether ``text`` writes a start (:data:`_BEGINNING`) within :data:`BEGUN_REACH` words of where it names
+    ``concept``, in one clause."""
+    named = frozenset().union(*(need for need, _ in _needs(concept)))
+    for _, stems, *_ in _clauses(text):
+        at = [i for i, terms in enumerate(stems) if terms & named]
+        if at and any(terms & _BEGINNING for terms in stems[max(at[0] - BEGUN_REACH, 0):at[-1] + BEGUN_REACH + 1]):
+            return True
+    return False
 
 
 def _asked_often(question: str, places: list[tuple[int, int] | None], i: int) -> bool:
@@ -975,6 +1000,10 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 _STATED = frozenset(_stems(" ".join(STATED)))
+#: The terms of the words a record writes a start with ("Start basal insulin", "apixaban was initiated", "restart
+#: apixaban", "new prescription for metformin").
+_BEGINNING = frozenset(_stems("start started starting restart restarted initiate initiated initiating began begun begin "
+                              "new newly"))
 #: Of the qualifiers, those that say a thing is otherwise than another does (each with its others): a record of "acute
 #: lymphocytic leukemia" does not write the "chronic lymphocytic leukemia" a question asks about, nor one of a "right
 #: total knee arthroplasty" its "left knee replacement", nor "mild intermittent asthma" "severe asthma", though each
@@ -1384,6 +1413,7 @@ teen teens teenager teenagers adolescent adolescents man men woman women male ma
 girls family families nonsmoker nonsmokers veteran veterans toddler toddlers
 daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
 episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
+newly recently currently presently
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
 well better worse stable unstable
 management care follow followup up dose doses dosing dosage regimen schedule plan plans level
@@ -2241,6 +2271,8 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
             if any(comparison.holds(value) for comparison in held_to for value in _values(text, analysis.concepts[i])):
                 return True
             continue
+        if i in analysis.begun and not analysis.whether and not _begun_beside(text, analysis.concepts[i]):
+            continue  # asked as started, and not written so
         mentioned, polarities = _polarities(text, [analysis.concepts[i]])
         if i in analysis.kin:  # asked of a relative: told by a relative's mention only, of the relative named if one is
             if None in polarities and (not analysis.kindred or _of_kindred(text, analysis.concepts[i], analysis.kindred)):

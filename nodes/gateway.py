@@ -740,6 +740,8 @@ def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     if all(i in analysis.kin for i in indices):
         theirs = analysis.kindred and OF_A_RELATIVE in ways_said(texts, analysis, indices)  # not of the one named
         return " only of other relatives" if theirs else " only as the patients' own"
+    if all(i in analysis.begun for i in indices) and not any(i in analysis.negated for i in indices):
+        return ", none as started"
     if all(i in analysis.negated for i in indices):
         return " only as present"
     if not any(i in analysis.negated for i in indices):

@@ -84,7 +84,10 @@ class Answerer:
             why = grounded_refusal(evidence)
             return insufficient(why), AnswerInfo(method=method, status="insufficient", reason=why)
         if not sufficient(evidence.hits, self.floor(evidence, focus)):
-            # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up
+            # no evidence: nothing to rank, nobody to name, and no LLM is asked to make something up — and why, when
+            # the focus knows what the closest records say instead ("mention statin, none as started")
+            if focus.unsaid:
+                return insufficient(focus.unsaid), AnswerInfo(method=method, status="insufficient", reason=focus.unsaid)
             return INSUFFICIENT, AnswerInfo(method=method, status="insufficient",
                                             reason=f"no passage scores {self.min_score:.2f} or more")
         tried = AnswerInfo(method="extractive", status="successful")  # what an LLM that was tried said of itself

@@ -885,7 +885,8 @@ def test_of_two_things_asked_the_rarer_in_the_records_weighs_more():
     assert weights is not None and len(weights) == 2, "two things asked: 'started' only says when"
     failure, sacubitril = weights.values()
     assert sacubitril > failure and abs(failure + sacubitril - 1.0) < 1e-9
-    assert list(weighed("Continue sacubitril-valsartan.", analysis, weights).values()) == [sacubitril]
+    assert list(weighed("Started sacubitril-valsartan.", analysis, weights).values()) == [sacubitril]
+    assert weighed("Continue sacubitril-valsartan.", analysis, weights) == {}, "asked as started, not as taken"
     assert sum(weighed("Admitted for congestive heart failure; started sacubitril.", analysis, weights).values()) == 1.0
     assert weighed("Denies chest pain.", analysis, weights) == {}
     edema = analyse("Which patients have edema?")
@@ -900,7 +901,7 @@ async def test_each_patient_named_is_quoted_saying_the_rarer_thing_asked(demo_fe
     from nodes.concepts import mentions
     from summarizer.answer import _CITED
 
-    question = "Which patients with heart failure were started on sacubitril?"
+    question = "Which patients with heart failure are on sacubitril?"  # none is said to have been started on it
     answer = await ask(nc, AskRequest(question=question, summarize="extractive", mode="hybrid"))
     rarer = [concept for concept in analyse(question).concepts if concept.text == "sacubitril"]
     hits, quoted = answer.cited(), {}
@@ -1019,6 +1020,41 @@ def test_never_is_not_told_by_what_ended_nor_ended_by_never():
     assert not_on.negated == {0} and not (not_on.never or not_on.ended)
     assert tells("Stopped warfarin after a nosebleed.", not_on, [0]) and tells("Never on anticoagulation; no warfarin.",
                                                                               not_on, [0])
+
+
+def test_what_a_question_asks_as_started_is_told_only_by_a_start_written_beside_it():
+    """"Who was started on apixaban?" quoted "Continue apixaban 5 mg twice daily" of three patients, "Who was recently
+    started on a statin?" lists of current medications, and "Who was newly started on metformin?" newly diagnosed
+    diabetes ("newly" was a concept of its own)."""
+    from nodes.concepts import tells
+
+    for question, text, told in [
+            ("Who was started on apixaban?", "Continue apixaban 5 mg twice daily for stroke prevention.", False),
+            ("Who was started on apixaban?", "Current medications: apixaban 5 mg twice daily; metoprolol.", False),
+            ("Who was started on apixaban?", "Continue apixaban; started metoprolol.", False),
+            ("Who was started on apixaban?", "Embolic stroke: restart apixaban on day 6 given infarct size.", True),
+            ("Who was started on apixaban?", "Apixaban 5 mg twice daily was started on admission.", True),
+            ("Who was recently started on a statin?", "Atorvastatin 40 mg nightly.", False),
+            ("Who was recently started on a statin?", "Started atorvastatin 40 mg nightly.", True),
+            ("Which patients were started on insulin?", "Start basal insulin glargine 10 units nightly.", True),
+            ("Who was newly started on metformin?", "Hyperglycemia with newly diagnosed type 2 diabetes.", False),
+            ("Who was newly started on metformin?", "Start metformin 500 mg twice daily.", True),
+            ("Is Justin Ramirez started on apixaban?", "Continue apixaban.", True),  # yes or no: either way tells
+            ("Who is on apixaban?", "Continue apixaban 5 mg twice daily.", True)]:
+        analysis = analysed(question)
+        assert tells(text, analysis, [len(analysis.concepts) - 1]) is told, (question, text)
+
+
+async def test_a_drug_no_record_says_was_started_is_refused_saying_so(demo_federation, nc):
+    """The demo's records continue apixaban and restart it after a stroke; asked who was started on it, the answer quotes
+    only the restarts, and asked of a statin, which the records only list or plan, it names nobody."""
+    answer = await ask(nc, AskRequest(question="Who was started on apixaban?", summarize="extractive"))
+    lines = answer.answer.splitlines()
+    assert lines and all("start" in line.lower() for line in lines), answer.answer
+    answer = await ask(nc, AskRequest(question="Who was recently started on a statin?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+    assert "none as started" in answer.answer, answer.answer
+    assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
 
 
 def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
