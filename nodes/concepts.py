@@ -205,6 +205,7 @@ def _predicates(text: str, names: list[str] = ()) -> list[tuple[int, int]]:
 #: Concepts named by other words (each entry one concept): a passage using any of them mentions it.
 SYNONYMS = [
     ["stroke", "cerebrovascular accident"],
+    ["side effect", "adverse effect", "adverse reaction", "adverse event", "adverse drug reaction"],
     ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled", "inadequately controlled",
      "poor control"],
     ["blood clot", "thrombosis", "embolism"],
@@ -830,7 +831,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
                     declared=(declared := frozenset(i for i, place in enumerate(places)
                                                     if place is not None and _DECLARING.search(text[:place[0]]))),
-                    aside=_aside(text, concepts, places, declared, names), together=bool(_BOTH.search(text)),
+                    aside=_aside(text, concepts, places, declared, names),
+                    together=bool(_BOTH.search(text) or _EFFECTS_OF.search(text)),
                     had=frozenset(i for i in declared if _HAD.search(text[:places[i][0]])),
                     averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
@@ -920,6 +922,10 @@ _HAD = re.compile(r"\b(?:i|i['’]ve|i['’]m|my\s+\w+|he|she|we)\b[^.?!]*?\b(?:
                   re.IGNORECASE)
 #: A question asking for two things of one patient together ("both warfarin and aspirin").
 _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
+#: Effects asked of a thing ("the side effects of lisinopril", "adverse reactions to contrast"): a record saying the one
+#: of another thing, or the thing without them, is no answer (:attr:`Analysis.together`).
+_EFFECTS_OF = re.compile(r"\b(?:side|adverse)\s+(?:effects?|reactions?|events?)\s+(?:of|from|to|with|on|caused\s+by)\b",
+                         re.IGNORECASE)
 #: Words of a sentence that point to what was said before it.
 _POINTING = re.compile(r"\b(?:it|its|this)\b", re.IGNORECASE)
 #: Words of a sentence in which the writer speaks of themselves ("I'm covering for a colleague today").
@@ -1418,7 +1424,7 @@ active severe mild moderate heavy light high low flare flares worsening improvin
 well better worse stable unstable
 management care follow followup up dose doses dosing dosage regimen schedule plan plans level
 levels count counts result results reading readings value values amount amounts change changes problem problems
-issue issues condition conditions complaint complaints finding findings loss gain control side effect effects
+issue issues condition conditions complaint complaints finding findings loss gain control effect effects
 free home work school
 """.split())
 _CONTEXT = frozenset(_stems(" ".join(CONTEXT))) | _QUALIFIERS

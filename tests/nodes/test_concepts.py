@@ -1057,6 +1057,33 @@ async def test_a_drug_no_record_says_was_started_is_refused_saying_so(demo_feder
     assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
 
 
+def test_the_side_effects_of_a_drug_are_told_only_where_a_record_says_an_effect_of_it():
+    """"What are the side effects of lisinopril?" quoted lists of current medications holding lisinopril: "side effects"
+    was context. It is a thing asked now, said also as an adverse effect, reaction or event, and asked of a drug it is
+    asked together with it (a record of another drug's is no answer, nor one of lisinopril alone)."""
+    from nodes.concepts import asked, tells
+
+    for question, text, told in [
+            ("What are the side effects of lisinopril?", "Lisinopril 20 mg daily.", False),
+            ("What are the side effects of lisinopril?", "Rash, an adverse reaction to amoxicillin.", True),  # of one
+            ("What are the side effects of lisinopril?", "Cough, an adverse effect of lisinopril.", True),
+            ("What are the side effects of lisinopril?", "Left-sided weakness.", False),
+            ("Which patients had side effects from metformin?", "Metformin 500 mg twice daily.", False)]:
+        analysis = analysed(question)
+        groups = asked(analysis)
+        assert analysis.together and len(groups) == 2, question
+        assert tells(text, analysis, groups[0]) is told, (question, text)
+    assert not analysed("What are the effects of smoking?").together, "effects alone say nothing of which"
+
+
+async def test_side_effects_no_record_gives_are_refused_naming_nobody(demo_federation, nc):
+    """No demo record says a side effect or an adverse one of lisinopril or any drug."""
+    for question in ["What are the side effects of lisinopril?", "Which patients had side effects from metformin?"]:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+        assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+
+
 def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
     """"Which patients were treated with warfarin?" was refused on the demo — "the closest records mention warfarin only
     as … stopped" — though "Stopped warfarin after a nosebleed" says they were: asked in the past, what was so and
