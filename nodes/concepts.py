@@ -29,7 +29,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
@@ -108,6 +108,9 @@ uncontrolled refractory
 #: Of the qualifiers, those a record must write (or a synonym of) to say the qualified thing: a "history of hypertension"
 #: says nothing of how severe it is, nor that pneumonia recurred, nor that diabetes is uncontrolled.
 STATED = frozenset("severe mild moderate recurrent refractory uncontrolled".split())
+#: The ways of saying a thing is not under control, one concept (:data:`SYNONYMS`) and a qualifier a record must write.
+UNCONTROLLED = ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled",
+                "inadequately controlled", "poor control"]
 #: Words between concepts: a concept ends where one stands (connectives, prepositions, negations and quantifiers
 #: the index does not drop as stop words: "readmitted *despite* treatment", "hypertension but *no* medication").
 BETWEEN = frozenset("""
@@ -206,8 +209,7 @@ def _predicates(text: str, names: list[str] = ()) -> list[tuple[int, int]]:
 SYNONYMS = [
     ["stroke", "cerebrovascular accident"],
     ["side effect", "adverse effect", "adverse reaction", "adverse event", "adverse drug reaction"],
-    ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled", "inadequately controlled",
-     "poor control"],
+    UNCONTROLLED,
     ["blood clot", "thrombosis", "embolism"],
     ["kidney", "renal"],
     ["lung", "pulmonary"],
@@ -861,11 +863,7 @@ def _begun_beside(text: str, concept: Concept) -> bool:
     """Whether ``text`` writes a start (:data:`_BEGINNING`) within :data:`BEGUN_REACH` words of where it names
     ``concept``, in one clause."""
     named = frozenset().union(*(need for need, _ in _needs(concept)))
-    for _, stems, *_ in _clauses(text):
-        at = [i for i, terms in enumerate(stems) if terms & named]
-        if at and any(terms & _BEGINNING for terms in stems[max(at[0] - BEGUN_REACH, 0):at[-1] + BEGUN_REACH + 1]):
-            return True
-    return False
+    return any(near & _BEGINNING for near in _around(text, named, BEGUN_REACH))
 
 
 def _asked_often(question: str, places: list[tuple[int, int] | None], i: int) -> bool:
@@ -1006,6 +1004,8 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 _STATED = frozenset(_stems(" ".join(STATED)))
+#: What a refusal leaves out of a concept to say what the records mention of it instead (:func:`unstated`).
+_UNSTATED = _STATED | frozenset(_stems(" ".join(UNCONTROLLED)))
 #: The terms of the words a record writes a start with ("Start basal insulin", "apixaban was initiated", "restart
 #: apixaban", "new prescription for metformin").
 _BEGINNING = frozenset(_stems("start started starting restart restarted initiate initiated initiating began begun begin "
@@ -1082,11 +1082,13 @@ def _masked(text: str, names: list[str] = ()) -> str:
     return masked
 
 
-#: How well a thing is controlled, written right before it: the parser takes "uncontrolled" and "poorly controlled"
-#: for verbs, and the phrase it chunks ("diabetes") for the whole thing asked about.
-_CONTROL_BEFORE = re.compile(r"\b(?:un|(?:poorly|not\s+well|suboptimally|inadequately)\s+)controlled\s+$", re.IGNORECASE)
-#: The same, opening a concept's text.
-_CONTROL_OPENING = re.compile(r"^(?:un|(?:poorly|not\s+well|suboptimally|inadequately)\s+)controlled\s+", re.IGNORECASE)
+#: A way of saying a thing is not under control that qualifies a word after it (:data:`UNCONTROLLED`: "uncontrolled",
+#: "poorly controlled" …), and the space after it.
+_CONTROL = "(?:" + "|".join(r"\s+".join(map(re.escape, way.split())) for way in UNCONTROLLED
+                            if way.endswith("controlled")) + r")\s+"
+#: … written right before a phrase: the parser takes "uncontrolled" and "poorly controlled" for verbs, and the phrase it
+#: chunks ("diabetes") for the whole thing asked about.
+_CONTROL_BEFORE = re.compile(r"\b" + _CONTROL + "$", re.IGNORECASE)
 
 
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
@@ -1577,38 +1579,37 @@ def _stated_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> 
     with retinopathy; hypertension", nor "hypertension, admitted with a severe headache"."""
     said = {term for term in lexical.held_terms(option) if term in need and term in _CONTEXT}
     things = need - said
-    if not said or not things:
-        return True
-    for _, stems, _, items, _ in _clauses(text):
+    return not said or not things or any(said <= near for near in _around(text, things, STATED_REACH, items=True))
+
+
+def _around(text: str, things: frozenset[str], reach: int, *, items: bool = False) -> Iterator[set[str]]:
+    """For each clause of ``text`` holding one of ``things`` (terms), the terms written within ``reach`` words of them
+    (from ``reach`` before the first to ``reach`` after the last) — with ``items``, only in their comma-separated item
+    of the clause, or opening the item after it (three words: "hypertension, poorly controlled")."""
+    for _, stems, _, item, _ in _clauses(text):
         at = [i for i, terms in enumerate(stems) if terms & things]
         if not at:
             continue
-        first, last = at[0], at[-1]
-        after = [j for j in range(last + 1, len(stems)) if items[j] == items[last] + 1][:3]  # "hypertension, severe"
-        beside = [j for j in range(max(first - STATED_REACH, 0), last + STATED_REACH + 1)
-                  if j < len(stems) and items[j] in (items[first], items[last])] + after
-        if said <= set().union(*(stems[j] for j in beside)):
-            return True
-    return False
-
-
-#: The terms of the ways of saying how well a thing is controlled (:data:`SYNONYMS`' group of "uncontrolled").
-_CONTROL_TERMS = frozenset(_stems("uncontrolled poorly controlled not well suboptimally inadequately poor control"))
+        first, last = at[0], min(at[-1] + reach, len(stems) - 1)
+        beside = [j for j in range(max(first - reach, 0), last + 1)
+                  if not items or item[j] in (item[first], item[at[-1]])]
+        if items:
+            beside += [j for j in range(at[-1] + 1, len(stems)) if item[j] == item[at[-1]] + 1][:3]
+        yield set().union(*(stems[j] for j in beside))
 
 
 def unstated(concept: Concept) -> tuple[Concept, str] | None:
     """``concept`` without the qualifiers a record must write (:data:`STATED`, or how well it is controlled), and those
     qualifiers as the question writes them — "hypertension" and "severe" of "severe hypertension" — or ``None`` if it
     has none: what a refusal says the records mention of it instead."""
-    stated = _STATED | _CONTROL_TERMS
-    control = _CONTROL_OPENING.match(concept.text)
+    control = re.match(_CONTROL, concept.text, re.IGNORECASE)
     words = (concept.text[control.end():] if control else concept.text).split()
     said = [word for word in words if set(_stems(word)) & _STATED]
     if control is None and not said:
         return None
     rest = " ".join(word for word in words if word not in said)
     options = tuple(dict.fromkeys(kept for option in concept.alternatives
-                                  if (kept := tuple(term for term in option if term not in stated))))
+                                  if (kept := tuple(term for term in option if term not in _UNSTATED))))
     if not rest or not options:
         return None
     return Concept(rest, options), " ".join([*([control.group(0).strip()] if control else []), *said])

@@ -32,6 +32,13 @@ def assert_mentioned(*pairs) -> None:
         assert mentions(text, focal(analyse(question))), question
 
 
+def assert_refused(answer, why: str = "") -> None:
+    """``answer`` is ``insufficient`` and says so (and ``why``, its spaces folded), naming none of its hits' patients."""
+    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
+    assert why in " ".join(answer.answer.split()), answer.answer
+    assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+
+
 def analysed(question: str):
     """The analysis of ``question`` as the gateway makes it: with spaCy's noun phrases."""
     from nodes.names import parse
@@ -837,10 +844,8 @@ async def test_two_things_one_said_only_otherwise_are_not_answered_with_patients
     as they would be where a patient's best passage left the colonoscopy to passages outside the hits."""
     for question in ["Which patients had a colonoscopy?", "Which patients with diabetes had a colonoscopy?"]:
         answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
-        assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
         # the way the records say it, not every way there is ("only as absent, denied, stopped, planned, a risk …")
-        assert "mention colonoscopy only as planned." in " ".join(answer.answer.split()), answer.answer
-        assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+        assert_refused(answer, "mention colonoscopy only as planned.")
     answer = await ask(nc, AskRequest(question="Which patients need a colonoscopy?", summarize="extractive"))
     assert answer.answer_info.status == "successful" and "colonoscopy" in answer.answer.lower(), answer.answer
 
@@ -1052,9 +1057,7 @@ async def test_a_drug_no_record_says_was_started_is_refused_saying_so(demo_feder
     lines = answer.answer.splitlines()
     assert lines and all("start" in line.lower() for line in lines), answer.answer
     answer = await ask(nc, AskRequest(question="Who was recently started on a statin?", summarize="extractive"))
-    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
-    assert "none as started" in answer.answer, answer.answer
-    assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+    assert_refused(answer, "none as started")
 
 
 def test_the_side_effects_of_a_drug_are_told_only_where_a_record_says_an_effect_of_it():
@@ -1079,9 +1082,7 @@ def test_the_side_effects_of_a_drug_are_told_only_where_a_record_says_an_effect_
 async def test_side_effects_no_record_gives_are_refused_naming_nobody(demo_federation, nc):
     """No demo record says a side effect or an adverse one of lisinopril or any drug."""
     for question in ["What are the side effects of lisinopril?", "Which patients had side effects from metformin?"]:
-        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
-        assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
-        assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+        assert_refused(await ask(nc, AskRequest(question=question, summarize="extractive")))
 
 
 def test_what_a_question_asks_as_once_so_is_told_by_what_ended():
@@ -1490,9 +1491,7 @@ def test_how_severe_or_controlled_a_thing_is_asked_is_told_only_where_a_record_w
 async def test_a_severity_no_record_writes_is_refused_naming_what_they_do_mention(demo_federation, nc):
     """The demo's records write hypertension but none how severe it is, and diabetes as poorly controlled of a few."""
     answer = await ask(nc, AskRequest(question="Which patients have severe hypertension?", summarize="extractive"))
-    assert answer.answer_info.status == "insufficient" and is_insufficient(answer.answer), answer.answer
-    assert "mention hypertension, none as severe" in answer.answer, answer.answer
-    assert not any(hit.patient and hit.patient in answer.answer for hit in answer.hits), "names nobody"
+    assert_refused(answer, "mention hypertension, none as severe")
     answer = await ask(nc, AskRequest(question="Which patients have uncontrolled diabetes?", summarize="extractive"))
     assert answer.answer_info.status == "successful", answer.answer
     lines = answer.answer.splitlines()
