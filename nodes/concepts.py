@@ -1004,6 +1004,10 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 _STATED = frozenset(_stems(" ".join(STATED)))
+#: Where a patient is cared for, a context word alone ("Which patients live at home?") but said of a thing it comes right
+#: before in the question: "home oxygen", "home dialysis", "home health aide" (:func:`_placed_beside`).
+PLACES = frozenset("home".split())
+_PLACES = frozenset(_stems(" ".join(PLACES)))
 #: What a refusal leaves out of a concept to say what the records mention of it instead (:func:`unstated`).
 _UNSTATED = _STATED | frozenset(_stems(" ".join(UNCONTROLLED)))
 #: The terms of the words a record writes a start with ("Start basal insulin", "apixaban was initiated", "restart
@@ -1516,7 +1520,8 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     gateway quotes by this rule; the leaves' counts, which read no text for it, may count more."""
     if not (need <= held and lexical.written_together(text, option)):
         return False
-    if _otherwise(text, held, need, option, concept) or not _stated_beside(text, need, option):
+    if _otherwise(text, held, need, option, concept) or not _stated_beside(text, need, option) \
+            or not _placed_beside(text, need, option):
         return False
     if len(need) > 1 and _SPREADS.search(text) and not need <= _held(_SPREADS.sub(" ", text)):
         return False  # where a pain spreads is not where it is
@@ -1580,6 +1585,40 @@ def _stated_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> 
     said = {term for term in lexical.held_terms(option) if term in need and term in _CONTEXT}
     things = need - said
     return not said or not things or any(said <= near for near in _around(text, things, STATED_REACH, items=True))
+
+
+#: The words that may stand between a place and the thing a record says of it ("home supplemental oxygen", "2 L home
+#: oxygen"), and between the thing and the place after it ("oxygen at home", "dialysis three times a week at home").
+PLACE_REACH = 2
+#: What says a place is where a thing is, after it: "at home", "in the home".
+_AT = frozenset("at in the their his her own".split())
+#: Words that, between a place and a thing, say the thing is not of the place: "found at home with oxygen saturation
+#: of 87%", "home and oxygen".
+_APART = frozenset("with without of on for and or to from by after before while when but".split())
+
+
+def _placed_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> bool:
+    """Whether ``text`` writes the place of ``option`` it must hold (:func:`_placing`) as the place of the thing after it:
+    right before it (at most :data:`PLACE_REACH` words between, none of them :data:`_APART`) — "2 L home oxygen" — or
+    after it as where it is ("uses oxygen at home"); not "found drowsy at home with oxygen saturation of 87%"."""
+    placed = _placing(option) & need
+    things = need - placed
+    if not placed or not things:
+        return True
+    for words, stems, _, _, _ in _clauses(text):
+        for i, terms in enumerate(stems):
+            if not terms & placed:
+                continue
+            ahead = words[i + 1:i + 2 + PLACE_REACH]
+            for j, word in enumerate(ahead):
+                if stems[i + 1 + j] & things:
+                    return True
+                if word in _APART:
+                    break
+            behind = range(i - 1, max(i - 3 - PLACE_REACH, -1), -1)
+            if words[i - 1:i] and words[i - 1] in _AT and any(stems[j] & things for j in behind):
+                return True
+    return False
 
 
 def _around(text: str, things: frozenset[str], reach: int, *, items: bool = False) -> Iterator[set[str]]:
@@ -2085,7 +2124,14 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
     blood pressure, not any blood pressure), with the alternative, whose specifier the text must also write as one
     (:func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
-                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option) - _STATED)))
+                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option) - _STATED - _placing(option))))
+
+
+def _placing(option: tuple[str, ...]) -> frozenset[str]:
+    """The place words of ``option`` (:data:`PLACES`) said of a thing after them: "home" of "home oxygen", not of
+    "discharged home"."""
+    terms = lexical.held_terms(option)
+    return frozenset(term for term, after in zip(terms, terms[1:]) if term in _PLACES and after not in _CONTEXT)
 
 
 def _named(option: tuple[str, ...]) -> frozenset[str]:

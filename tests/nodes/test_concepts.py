@@ -1488,6 +1488,38 @@ def test_how_severe_or_controlled_a_thing_is_asked_is_told_only_where_a_record_w
             assert mentions(text, analysis.concepts[:1]) is told, (question, text)
 
 
+def test_a_place_asked_before_a_thing_is_told_only_where_a_record_writes_it_of_that_thing():
+    """"Which patients are on home oxygen?" quoted "He was found drowsy at home with oxygen saturation of 87%": "home" is
+    context (nodes.concepts.CONTEXT), so any oxygen said it. Asked right before a thing, a place (nodes.concepts.PLACES)
+    says which of it, and a record tells it only by writing the place of that thing: before it, or after it as where it
+    is. Read as the gateway reads a question and without the parser."""
+    from nodes.concepts import mentions, tells
+
+    for question, text, told in [
+            ("Which patients are on home oxygen?", "He was found drowsy at home with oxygen saturation of 87%.", False),
+            ("Which patients are on home oxygen?", "Severe COPD with chronic hypoxemia on 2 L home oxygen.", True),
+            ("Which patients are on home oxygen?", "Uses 2 L of oxygen at home.", True),
+            ("Which patients are on home oxygen?", "Home supplemental oxygen at night.", True),
+            ("Which patients are on home oxygen?", "Supplemental oxygen to keep saturations above 92 percent.", False),
+            ("Which patients are on home oxygen?", "Disposition: home. Oxygen weaned off.", False),
+            ("Which patients are on home dialysis?", "Hemodialysis three times a week at a dialysis center.", False),
+            ("Which patients are on home dialysis?", "ESRD on home peritoneal dialysis.", True),
+            ("Which patients had a seizure at home?", "CHIEF COMPLAINT: A seizure at home.", True),  # the place after
+            ("Which patients had a seizure at home?", "Seizure in the emergency department.", True)]:
+        for analysis in (analysed(question), analyse(question)):
+            assert tells(text, analysis, [0]) is told, (question, text)
+            assert mentions(text, analysis.concepts[:1]) is told, (question, text)
+
+
+async def test_a_place_asked_of_a_thing_is_answered_by_records_writing_it(demo_federation, nc):
+    """The demo's COPD histories write "on 2 L home oxygen"; other notes find patients drowsy at home with a low oxygen
+    saturation, which is no oxygen at home."""
+    answer = await ask(nc, AskRequest(question="Which patients are on home oxygen?", summarize="extractive"))
+    assert answer.answer_info.status == "successful", answer.answer
+    lines = answer.answer.splitlines()
+    assert lines and all("home oxygen" in line for line in lines), answer.answer
+
+
 async def test_a_severity_no_record_writes_is_refused_naming_what_they_do_mention(demo_federation, nc):
     """The demo's records write hypertension but none how severe it is, and diabetes as poorly controlled of a few."""
     answer = await ask(nc, AskRequest(question="Which patients have severe hypertension?", summarize="extractive"))
