@@ -108,6 +108,9 @@ uncontrolled refractory
 #: Of the qualifiers, those a record must write (or a synonym of) to say the qualified thing: a "history of hypertension"
 #: says nothing of how severe it is, nor that pneumonia recurred, nor that diabetes is uncontrolled.
 STATED = frozenset("severe mild moderate recurrent refractory uncontrolled".split())
+#: What a thing's change is, which a record must write beside it (:func:`_stated_beside`), though alone it says nothing
+#: asked (:data:`CONTEXT`): a weight gain is no weight loss, a "Weight 80 kg" neither, nor is "hearing voices" hearing loss.
+CHANGES = frozenset("loss gain".split())
 #: The ways of saying a thing is not under control, one concept (:data:`SYNONYMS`) and a qualifier a record must write.
 UNCONTROLLED = ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled",
                 "inadequately controlled", "poor control"]
@@ -247,6 +250,11 @@ SYNONYMS = [
     ["tilt table test", "tilt test"],
     ["vital signs", "vitals"],
     ["blood transfusion", "transfusion", "red cell transfusion"],
+    ["weight loss", "lost weight", "losing weight"],
+    ["weight gain", "gained weight", "gaining weight"],
+    ["hearing loss", "deafness", "hard of hearing", "hearing impairment"],
+    ["vision loss", "visual loss", "loss of vision", "visual impairment", "impaired vision", "low vision"],
+    ["nursing home", "skilled nursing facility", "nursing facility", "long-term care facility", "care home"],
 ]
 #: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
 #: writes ``~``, a question may write one of them, or none.
@@ -1004,6 +1012,7 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 _STATED = frozenset(_stems(" ".join(STATED)))
+_CHANGES = frozenset(_stems(" ".join(CHANGES)))
 #: Where a patient is cared for, a context word alone ("Which patients live at home?") but said of a thing it comes right
 #: before in the question: "home oxygen", "home dialysis", "home health aide" (:func:`_placed_beside`).
 PLACES = frozenset("home".split())
@@ -1180,7 +1189,9 @@ def _with_specifier(concept: Concept, specifier: re.Match, before: bool = False)
 #: rather than names (:data:`ASKING`: "alcohol *use* disorder", "*drug* addiction" — else "Which patients have opioid use
 #: disorder?" asks about *opioid*, which a record of oxycodone for pain mentions, and *disorder*).
 _SPANNING = [name for group in SYNONYMS for name in group
-             if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS or word in ASKING for word in name.split())]
+             if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS or word in ASKING for word in name.split())
+             or (" " in name and any(word.endswith(("ing", "ed")) or word == "lost" for word in name.split()))]  # a word
+# a parser takes for a verb: "hearing loss", "lost weight"
 _SPANNING_NAME = _written(_SPANNING)
 
 
@@ -1598,25 +1609,38 @@ _APART = frozenset("with without of on for and or to from by after before while 
 
 
 def _placed_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> bool:
-    """Whether ``text`` writes the place of ``option`` it must hold (:func:`_placing`) as the place of the thing after it:
-    right before it (at most :data:`PLACE_REACH` words between, none of them :data:`_APART`) — "2 L home oxygen" — or
-    after it as where it is ("uses oxygen at home"); not "found drowsy at home with oxygen saturation of 87%"."""
+    """Whether ``text`` writes the place of ``option`` it must hold (:func:`_placing`) as the place of the thing, in the
+    question's order: a place asked before a thing right before it (at most :data:`PLACE_REACH` words between, none of
+    them :data:`_APART`) — "2 L home oxygen" — or after it as where it is ("uses oxygen at home"), not "found drowsy at
+    home with oxygen saturation of 87%"; a place asked after a thing ("nursing home") right after it, not "a retired nurse
+    … home"; one asked between two things after the one or before the other ("a nursing home resident")."""
     placed = _placing(option) & need
     things = need - placed
     if not placed or not things:
         return True
+    terms = lexical.held_terms(option)
+    first = min(i for i, term in enumerate(terms) if term in placed)
+    before = any(term in things for term in terms[first + 1:])  # "home oxygen"
+    after = first > 0 and terms[first - 1] in things  # "nursing home"
+
+    def reached(stems: tuple[frozenset[str], ...], words: tuple[str, ...], at: range) -> bool:
+        for j in at:
+            if stems[j] & things:
+                return True
+            if words[j] in _APART:
+                return False
+        return False
+
     for words, stems, _, _, _ in _clauses(text):
-        for i, terms in enumerate(stems):
-            if not terms & placed:
+        for i, terms_at in enumerate(stems):
+            if not terms_at & placed:
                 continue
-            ahead = words[i + 1:i + 2 + PLACE_REACH]
-            for j, word in enumerate(ahead):
-                if stems[i + 1 + j] & things:
-                    return True
-                if word in _APART:
-                    break
-            behind = range(i - 1, max(i - 3 - PLACE_REACH, -1), -1)
-            if words[i - 1:i] and words[i - 1] in _AT and any(stems[j] & things for j in behind):
+            if before and reached(stems, words, range(i + 1, min(i + 2 + PLACE_REACH, len(words)))):
+                return True
+            if before and i > 1 and words[i - 1] in _AT and any(stems[j] & things
+                                                                for j in range(i - 2, max(i - 2 - PLACE_REACH, -1), -1)):
+                return True
+            if after and reached(stems, words, range(i - 1, max(i - 2 - PLACE_REACH, -1), -1)):
                 return True
     return False
 
@@ -2124,14 +2148,17 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
     blood pressure, not any blood pressure), with the alternative, whose specifier the text must also write as one
     (:func:`nodes.data.lexical.written_together`)."""
     return tuple((need, option) for option in concept.alternatives
-                 if (need := frozenset(lexical.held_terms(option)) - (_CONTEXT - _named(option) - _STATED - _placing(option))))
+                 if (need := frozenset(lexical.held_terms(option))
+                     - (_CONTEXT - _named(option) - _STATED - _CHANGES - _placing(option))))
 
 
 def _placing(option: tuple[str, ...]) -> frozenset[str]:
-    """The place words of ``option`` (:data:`PLACES`) said of a thing after them: "home" of "home oxygen", not of
-    "discharged home"."""
+    """The place words of ``option`` (:data:`PLACES`) said of a thing: before a word that says what ("home" of "home
+    oxygen", not of "discharged home"), or ending a name (:data:`SYNONYMS`: "nursing home", "care home")."""
     terms = lexical.held_terms(option)
-    return frozenset(term for term, after in zip(terms, terms[1:]) if term in _PLACES and after not in _CONTEXT)
+    named = _named(option)
+    return frozenset(term for i, term in enumerate(terms) if term in _PLACES and (
+        (i + 1 < len(terms) and terms[i + 1] not in _CONTEXT) or (i > 0 and term in named)))
 
 
 def _named(option: tuple[str, ...]) -> frozenset[str]:

@@ -75,6 +75,8 @@ ABSENT: tuple[Negative, ...] = (
     _q("Which patients have infective endocarditis?", "endocarditis"),
     _q("Which patients were diagnosed with a pulmonary embolism?", "pulmonary embol"),
     _q("Which patients tested positive for hepatitis B?", "hepatitis b", "hbv"),  # the demo holds hepatitis C
+    _q("Which patients have hearing loss?", "hearing loss", "deaf"),  # the demo's patients hear voices
+    _q("Which patients have memory loss?", "memory loss", "amnesia"),
     # drugs
     _q("Which patients are taking adalimumab or infliximab?", "adalimumab", "infliximab"),
     _q("Which patients are on weekly methotrexate?", "methotrexate"),

@@ -1511,6 +1511,49 @@ def test_a_place_asked_before_a_thing_is_told_only_where_a_record_writes_it_of_t
             assert mentions(text, analysis.concepts[:1]) is told, (question, text)
 
 
+def test_a_change_asked_of_a_thing_is_told_only_beside_it():
+    """"Which patients had weight loss?" was answered by weight gains and by "daily weights", "…blood loss?" by blood
+    pressures: "loss" and "gain" are context (nodes.concepts.CONTEXT), so any weight or blood said them. A change
+    (nodes.concepts.CHANGES) is now what a record must write beside the thing, like a severity; "lost weight" and "hearing
+    loss" are names (nodes.concepts.SYNONYMS) the parser's verbs ("lost", "hearing") no longer cut in two ("…have hearing
+    loss?" asked only "loss", which is context: nothing, and "hearing voices" was quoted)."""
+    for question, text, told in [
+            ("Which patients had weight loss?", "He reports polyuria and an unintentional 3 kg weight loss.", True),
+            ("Which patients had weight loss?", "She reports orthopnea and a 3 kg weight gain over two weeks.", False),
+            ("Which patients had weight loss?", "IV furosemide diuresis with daily weights.", False),
+            ("Which patients had weight loss?", "She has lost weight since May.", True),
+            ("Which patients lost weight?", "He reports polyuria and an unintentional 3 kg weight loss.", True),
+            ("Which patients lost weight?", "She reports orthopnea and a 3 kg weight gain over two weeks.", False),
+            ("Which patients have been losing weight?", "Weight 80 kg.", False),
+            ("Which patients had weight gain?", "She reports orthopnea and a 3 kg weight gain over two weeks.", True),
+            ("Which patients had weight gain?", "An unintentional 3 kg weight loss.", False),
+            ("Which patients had blood loss?", "Blood pressure 150/90 and blood glucose 180.", False),
+            ("Which patients had blood loss?", "Estimated blood loss 200 mL.", True),
+            ("Which patients have hearing loss?", "He reports hearing voices telling him the neighbors are watching.", False),
+            ("Which patients have hearing loss?", "Known hearing loss, wears hearing aids.", True),
+            ("Which patients have hearing loss?", "Profound deafness since childhood.", True),
+            ("Which patients have vision loss?", "Severe visual impairment in both eyes.", True),
+            ("Which patients have vision loss?", "Vision 20/20 in both eyes.", False)]:
+        for analysis in (analysed(question), analyse(question)):
+            assert tells(text, analysis, [0]) is told, (question, text)
+            assert mentions(text, analysis.concepts[:1]) is told, (question, text)
+
+
+async def test_a_change_or_a_place_is_answered_by_records_writing_it(demo_federation, nc):
+    """The demo's records write weight gains of heart failure and weight losses of new diabetes, a discharge to a skilled
+    nursing facility and a retired nurse, voices heard and no hearing loss."""
+    for question, said in [("Which patients had weight gain?", ["weight gain"]),
+                           ("Which patients had weight loss?", ["weight loss"]),
+                           ("Which patients lost weight?", ["weight loss"]),
+                           ("Which patients are in a nursing home?", ["nursing facility", "nursing home"])]:
+        answer = await ask(nc, AskRequest(question=question, summarize="extractive"))
+        assert answer.answer_info.status == "successful", (question, answer.answer)
+        lines = answer.answer.splitlines()
+        assert lines and all(any(words in line.lower() for words in said) for line in lines), (question, answer.answer)
+    assert_refused(await ask(nc, AskRequest(question="Which patients have hearing loss?", summarize="extractive")),
+                   "mentions hearing loss")
+
+
 async def test_a_place_asked_of_a_thing_is_answered_by_records_writing_it(demo_federation, nc):
     """The demo's COPD histories write "on 2 L home oxygen"; other notes find patients drowsy at home with a low oxygen
     saturation, which is no oxygen at home."""

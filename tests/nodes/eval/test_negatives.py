@@ -65,7 +65,7 @@ def test_the_demo_set_asks_its_own_questions_and_the_negatives(corpus):
     kinds = {}
     for question in labelled.questions:
         kinds[question.type] = kinds.get(question.type, 0) + 1
-    assert kinds == {"trend": 5, "answerable": 27, neg.ABSENT_TYPE: 41, neg.PARTLY_TYPE: 19, neg.PERSON_TYPE: 20}
+    assert kinds == {"trend": 5, "answerable": 27, neg.ABSENT_TYPE: 43, neg.PARTLY_TYPE: 19, neg.PERSON_TYPE: 20}
     assert [q.text for q in labelled.questions if not q.negative] == corpus.questions()
     trend = next(q for q in labelled.questions if q.type == "trend")
     planted = next(t for t in corpus.trends if t.question == trend.text)
