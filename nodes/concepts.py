@@ -108,9 +108,11 @@ uncontrolled refractory
 #: Of the qualifiers, those a record must write (or a synonym of) to say the qualified thing: a "history of hypertension"
 #: says nothing of how severe it is, nor that pneumonia recurred, nor that diabetes is uncontrolled.
 STATED = frozenset("severe mild moderate recurrent refractory uncontrolled".split())
-#: What a thing's change is, which a record must write beside it (:func:`_stated_beside`), though alone it says nothing
-#: asked (:data:`CONTEXT`): a weight gain is no weight loss, a "Weight 80 kg" neither, nor is "hearing voices" hearing loss.
-CHANGES = frozenset("loss gain".split())
+#: What a question says of a thing — its change or its state — that a record must write beside it (:func:`_stated_beside`),
+#: though alone it says nothing asked (:data:`CONTEXT`): a weight gain is no weight loss, a "Weight 80 kg" neither, nor is
+#: "hearing voices" hearing loss; a breakthrough seizure is not seizure-free, stable angina not unstable angina, and a
+#: history of gout no gout flare.
+CHANGES = frozenset("loss gain free flare flares stable unstable".split())
 #: The ways of saying a thing is not under control, one concept (:data:`SYNONYMS`) and a qualifier a record must write.
 UNCONTROLLED = ["uncontrolled", "poorly controlled", "not well controlled", "suboptimally controlled",
                 "inadequately controlled", "poor control"]
@@ -1107,7 +1109,8 @@ _CONTROL_BEFORE = re.compile(r"\b" + _CONTROL + "$", re.IGNORECASE)
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
     "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it, one
-    ending in an eponym what it names ("Graves" of "Graves disease", :data:`_EPONYM_OF`)."""
+    ending in an eponym what it names ("Graves" of "Graves disease", :data:`_EPONYM_OF`), any phrase "free" right after
+    it (:data:`_FREE_AFTER`)."""
     at = question.find(phrase)
     if at < 0:
         return _masked(phrase)
@@ -1119,7 +1122,13 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
         end = doing.end()
     if words and _EPONYM.fullmatch(words[-1]) and (named := _EPONYM_OF.match(question, end)):  # "Graves" | "disease"
         end = named.end()
+    if freed := _FREE_AFTER.match(question, end):  # "pain" | "free": the parser's predicate
+        end = freed.end()
     return masked[at:end]
+
+
+#: "Free" right after a thing, which a parser leaves out of its phrase ("Which patients are pain free?").
+_FREE_AFTER = re.compile(rf"(?:\s+|{_HYPHEN.pattern})free\b", re.IGNORECASE)
 
 
 def _opens(question: str, phrase: str) -> bool:
@@ -1188,10 +1197,10 @@ def _with_specifier(concept: Concept, specifier: re.Match, before: bool = False)
 #: The names of :data:`SYNONYMS` written with a word that otherwise ends a concept ("shortness *of* breath") or asks
 #: rather than names (:data:`ASKING`: "alcohol *use* disorder", "*drug* addiction" — else "Which patients have opioid use
 #: disorder?" asks about *opioid*, which a record of oxycodone for pain mentions, and *disorder*).
+#: So are names of several words one of which a parser may take for a verb ("hearing loss", "lost weight": -ing, -ed, lost).
 _SPANNING = [name for group in SYNONYMS for name in group
              if any(word == "~" or word in BETWEEN or word in lexical.STOP_WORDS or word in ASKING for word in name.split())
-             or (" " in name and any(word.endswith(("ing", "ed")) or word == "lost" for word in name.split()))]  # a word
-# a parser takes for a verb: "hearing loss", "lost weight"
+             or (" " in name and any(word.endswith(("ing", "ed")) or word == "lost" for word in name.split()))]
 _SPANNING_NAME = _written(_SPANNING)
 
 
@@ -1599,7 +1608,7 @@ def _stated_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> 
 
 
 #: The words that may stand between a place and the thing a record says of it ("home supplemental oxygen", "2 L home
-#: oxygen"), and between the thing and the place after it ("oxygen at home", "dialysis three times a week at home").
+#: oxygen"), and between the thing and "at" or "in" the place after it ("oxygen therapy at home").
 PLACE_REACH = 2
 #: What says a place is where a thing is, after it: "at home", "in the home".
 _AT = frozenset("at in the their his her own".split())

@@ -1513,8 +1513,10 @@ def test_a_place_asked_before_a_thing_is_told_only_where_a_record_writes_it_of_t
 
 def test_a_change_asked_of_a_thing_is_told_only_beside_it():
     """"Which patients had weight loss?" was answered by weight gains and by "daily weights", "…blood loss?" by blood
-    pressures: "loss" and "gain" are context (nodes.concepts.CONTEXT), so any weight or blood said them. A change
-    (nodes.concepts.CHANGES) is now what a record must write beside the thing, like a severity; "lost weight" and "hearing
+    pressures, "…seizure free?" by breakthrough seizures: "loss", "gain", "free", "flare", "stable" are context
+    (nodes.concepts.CONTEXT), so any weight, blood or seizure said them. A change or a state (nodes.concepts.CHANGES) is
+    now what a record must write beside the thing, like a severity ("free" right after a thing is the parser's predicate,
+    which it left out of the phrase); "lost weight" and "hearing
     loss" are names (nodes.concepts.SYNONYMS) the parser's verbs ("lost", "hearing") no longer cut in two ("…have hearing
     loss?" asked only "loss", which is context: nothing, and "hearing voices" was quoted)."""
     for question, text, told in [
@@ -1533,7 +1535,17 @@ def test_a_change_asked_of_a_thing_is_told_only_beside_it():
             ("Which patients have hearing loss?", "Known hearing loss, wears hearing aids.", True),
             ("Which patients have hearing loss?", "Profound deafness since childhood.", True),
             ("Which patients have vision loss?", "Severe visual impairment in both eyes.", True),
-            ("Which patients have vision loss?", "Vision 20/20 in both eyes.", False)]:
+            ("Which patients have vision loss?", "Vision 20/20 in both eyes.", False),
+            ("Which patients are seizure free?", "Breakthrough seizure last week.", False),
+            ("Which patients are seizure free?", "Seizure-free for two years on levetiracetam.", True),
+            ("Which patients are seizure free?", "Free of seizures since May.", True),
+            ("Which patients are pain free?", "Severe pain in the left knee.", False),
+            ("Which patients are pain free?", "Pain free after the injection.", True),
+            ("Which patients have unstable angina?", "Stable angina on nitrates.", False),
+            ("Which patients have unstable angina?", "Admitted with unstable angina.", True),
+            ("Which patients have stable angina?", "Admitted with unstable angina.", False),
+            ("Which patients had a gout flare?", "History of gout, on allopurinol.", False),
+            ("Which patients had a gout flare?", "Recurrent flares of gout.", True)]:
         for analysis in (analysed(question), analyse(question)):
             assert tells(text, analysis, [0]) is told, (question, text)
             assert mentions(text, analysis.concepts[:1]) is told, (question, text)
