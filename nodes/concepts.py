@@ -1623,6 +1623,8 @@ def _placed_beside(text: str, need: frozenset[str], option: tuple[str, ...]) -> 
     them :data:`_APART`) — "2 L home oxygen" — or after it as where it is ("uses oxygen at home"), not "found drowsy at
     home with oxygen saturation of 87%"; a place asked after a thing ("nursing home") right after it, not "a retired nurse
     … home"; one asked between two things after the one or before the other ("a nursing home resident")."""
+    if need.isdisjoint(_PLACES):  # most options name no place: nothing to read
+        return True
     placed = _placing(option) & need
     things = need - placed
     if not placed or not things:
@@ -2161,6 +2163,7 @@ def _needs(concept: Concept) -> tuple[tuple[frozenset[str], tuple[str, ...]], ..
                      - (_CONTEXT - _named(option) - _STATED - _CHANGES - _placing(option))))
 
 
+@functools.lru_cache(maxsize=1_024)
 def _placing(option: tuple[str, ...]) -> frozenset[str]:
     """The place words of ``option`` (:data:`PLACES`) said of a thing: before a word that says what ("home" of "home
     oxygen", not of "discharged home"), or ending a name (:data:`SYNONYMS`: "nursing home", "care home")."""
