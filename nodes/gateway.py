@@ -589,8 +589,9 @@ def _worded(analysis: Analysis, answer: Answer) -> Focus:
 
 
 def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, floor: float = MIN_SCORE) -> Focus:
-    """What an extractive answer that names patients leans on (a reference text is quoted as it reads, from where it
-    mentions what its best passage mentions of what is asked: :attr:`summarizer.answer.Focus.says`): the passages that
+    """What an extractive answer that names patients leans on (a reference text is quoted as it reads, from the best
+    text holding a word of what is asked — of what the writer has, one that mentions it — and from where it mentions
+    what that passage mentions of what is asked: :attr:`summarizer.answer.Focus.says`): the passages that
     say something the question asks about, as it asks it (:func:`nodes.concepts.tells`: "Which patients are on
     warfarin?" is not answered by "Stopped warfarin after a nosebleed", "Which patients do not have diabetes?" by "no
     history of diabetes", "…oxygen saturation below 88%?" by a saturation of 92%), and those their organization
@@ -617,11 +618,14 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         counted = mention_counts(analysis, stats)
         had = [g for g, group in enumerate(groups)
                if set(group) & analysis.had and counted is not None and any(counted[i] for i in group)]
-        if not had:
-            return Focus(says=says)
+        # … and from the best text holding a word of what is asked: "Is there a cure for tinnitus?" is not answered
+        # by "There is no cure or standard treatment for anencephaly.", the nearest text, when one further down names
+        # tinnitus; when none does, the hits are only the closest records
         cited = list(enumerate(answer.cited(), 1))
-        about = [i for g in had for i in groups[g]]
-        return Focus(says=says, passages={n for n, hit in cited if not hit.withheld and set(had) <= says(hit.text)},
+        about = [i for g in had for i in groups[g]] or [i for group in groups for i in group]
+        near = [analysis.concepts[i] for i in about]
+        return Focus(says=says, passages={n for n, hit in cited if not hit.withheld and set(had) <= says(hit.text)
+                                          and touches(hit.text, near)},
                      unsaid=f"none of the closest records mentions {_said(analysis, about)}")
     about = [i for group in groups for i in group]
     weights = weighing(analysis, stats)

@@ -223,6 +223,28 @@ async def test_a_thing_the_writer_has_is_answered_from_a_text_on_it_not_from_the
     assert "diverticular" not in answer.answer, answer.answer
 
 
+async def test_a_reference_answer_is_quoted_from_the_best_text_holding_a_word_of_what_is_asked(nats_server, embedder,
+                                                                                                nc, tmp_path):
+    """"Is there a cure for tinnitus?" over MedQuAD was answered "There is no cure or standard treatment for
+    anencephaly.": the nearest text, which names nothing of tinnitus, though a text further down does. Quoted from
+    that one now; and when no hit holds a word of what is asked (the one that does is not among them), nothing is
+    quoted: the closest records are shown as such."""
+    texts = ["Is there a cure for anencephaly? There is no cure or standard treatment for anencephaly.",
+             "Meniere's disease is a disorder of the inner ear that causes episodes of vertigo. It usually affects one "
+             "ear and most often begins in adults between 40 and 60. Other symptoms may include hearing loss and "
+             "tinnitus. Its cause is unknown; it may involve fluid in the inner ear.",
+             "Kidney stones often pass on their own; drinking water helps."]
+    question = "Is there a cure for tinnitus?"
+    async with reference_texts(texts, tmp_path, nats_server.url, embedder):
+        answer = await ask(nc, AskRequest(question=question, mode="dense", summarize="extractive"))
+        nearest = await ask(nc, AskRequest(question=question, mode="dense", k=1, summarize="extractive"))
+    assert answer.hits[0].id == "t0", "the nearest text is the one that names nothing of tinnitus"
+    assert answer.answer_info.status == "successful" and "tinnitus" in answer.answer, answer.answer
+    assert "anencephaly" not in answer.answer, answer.answer
+    assert [hit.id for hit in nearest.hits] == ["t0"] and nearest.answer_info.status == "insufficient", nearest.answer
+    assert "anencephaly" not in nearest.answer and "tinnitus" in nearest.answer, nearest.answer
+
+
 async def test_a_yes_or_no_question_is_answered_from_texts_on_its_subject_that_never_use_its_predicate(
         nats_server, embedder, nc, tmp_path):
     """Reference texts on halofantrine's effect on hearing that never write "ototoxic", and on green tea and blood
