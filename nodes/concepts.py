@@ -705,7 +705,8 @@ class Comparison:
 @dataclass(frozen=True)
 class Analysis:
     """A question's terms and concepts, which concept (its place) the question asks for by name, if one — "What
-    *imaging* was done for headache?" is answered by imaging; headache says whose — which it asks about as
+    *imaging* was done for headache?" is answered by imaging; headache says whose; "What was Carol Dubois's *glucose*
+    on admission for the foot wound?" by her glucose — which it asks about as
     absent, denied or stopped ("Which patients do *not* have diabetes?", "Who *stopped* warfarin?"), and the values
     it holds concepts to ("…potassium *above 5.5*?")."""
 
@@ -762,6 +763,20 @@ _VALUE = re.compile(r"^(?:(?:\W+[^\W\d]+){0,3}?|(?: +(?!(?:and|with|but|or|while
                     r"\W+(\d+(?:\.\d+)?)")
 
 
+def _wanted_after(text: str, names: list[str]) -> str:
+    """What follows a patient's possessive ("Carol Dubois's", "his") opening ``text`` (folded), or ``""`` when it opens
+    with none: only a thing of the patient asked is what the question asks for by name."""
+    folded = text.casefold()
+    whose = _WHOSE.match(folded)
+    if whose:
+        return folded[whose.end():]
+    for name in names:
+        for ending in ("'s ", "\u2019s ", "' "):
+            if folded.startswith(name.casefold() + ending):
+                return folded[len(name) + len(ending):]
+    return ""
+
+
 def _comparisons(question: str, concepts: list[Concept]) -> tuple[Comparison, ...]:
     """The values ``question`` holds its concepts to, each right after the concept it is about."""
     found = []
@@ -809,6 +824,10 @@ _DOSE = re.compile(r"\s*(?:mg|mcg|µg|g|meq|mmol|units?|iu|ml|tablets?|capsules?
 
 #: How a question that asks for a thing by name begins: "what", "which", "what kind of" ...
 _WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?", re.IGNORECASE)
+#: … or asks what a patient's thing was: "What was Carol Dubois's *glucose* on admission for the foot wound?", "What is
+#: his *creatinine*?" (the patient's name, when the question names one, is read by :func:`_wanted_after`).
+_WANTED_OF = re.compile(r"\W*(?:what|which)(?:\s+(?:is|was|are|were)|['\u2019]s)\s+(?:the\s+)?", re.IGNORECASE)
+_WHOSE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: What a writer says just before the thing they have, take or ask about (:attr:`Analysis.declared`): "I have a …",
 #: "diagnosed with …", "suffering from …", "taking …", "information on …", "Question about …", "What is …",
 #: "treatment for …", "symptoms of …".
@@ -830,6 +849,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
     text = unicodedata.normalize("NFKC", question)
     opening = _WANTED.match(text)
     rest = text[opening.end():].casefold() if opening else ""
+    if not any(rest.startswith(concept.text.casefold()) for concept in concepts):
+        opening = _WANTED_OF.match(text)
+        rest = _wanted_after(text[opening.end():], names) if opening else ""
     wanted = next((i for i, concept in enumerate(concepts) if rest.startswith(concept.text.casefold())), None)
     places = [_place(text, concept) for concept in concepts]
     reaches = [_reach(text, places, i) for i in range(len(concepts))]
@@ -2468,9 +2490,9 @@ def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
 
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
     """How much each thing a question asks about (:func:`asked`) weighs in its answer's sentences: the thing it asks
-    for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?") one more than all the others
-    together, and each a share of one by its rarity among the passages the caller may search (inverse document
-    frequency) — what a sentence saying it tells of the question that one saying another does not ("Which
+    for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?", "What was his *glucose* …?") one
+    more than all the others together, and each a share of one by its rarity among the passages the caller may search
+    (inverse document frequency) — what a sentence saying it tells of the question that one saying another does not ("Which
     patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are few, tells
     more than one more on heart failure). One thing asked about weighs one: a sentence saying it leads its patient's
     sentences ("Is Justin Ramirez anticoagulated?" is answered by his "Apixaban 5 mg twice daily (to restart)", not

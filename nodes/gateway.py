@@ -667,7 +667,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     otherwise_said = [i for i in untold if any(mentions(text, [analysis.concepts[i]])
                                                for texts in judged.values() for text in texts)]
     if whole or (telling and not analysis.together and not otherwise_said):
-        return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other)
+        # how much of it each passage says: of a patient's sentences saying as much, one whose passage says more leads
+        around = {n: sum(weights.get(tuple(groups[g]), 0.0) for g in things) for n, things in told.items()} if weights else None
+        return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other, around=around)
     if telling and analysis.together:
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
                      + " and ".join(_said(analysis, group) for group in groups) + " of one patient")

@@ -18,7 +18,7 @@ against its hits: every ``[n]`` points at a hit, and every sentence is found in 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +83,9 @@ class Focus:
         other: whether a sentence names what is asked only as another thing (qualified otherwise: "3. Acute
             pancreatitis." of chronic pancreatitis, :func:`nodes.concepts.otherwise`): such a sentence is not quoted,
             however similar; ``None``: none is.
+        around: how much of what is asked each hit (1-based) says, as ``weigh`` weighs it: of sentences saying as much,
+            one whose passage says more leads ("What was her glucose on admission for the foot wound?" is answered by
+            the glucose of the note on the foot wound); ``None``: their similarity decides.
     """
 
     passages: Collection[int] | None = None
@@ -94,6 +97,7 @@ class Focus:
     told: bool = False
     says: Callable[[str], frozenset[int]] | None = None
     other: Callable[[str], bool] | None = None
+    around: Mapping[int, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,11 +197,11 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
            question: str = "", focus: Focus = Focus()) -> list[CitedSentence]:
     """The answer's sentences, best first (before grouping): those saying more of what the question asks about as
-    ``focus`` weighs it first, then patients in the order of their best-ranked passage quoted, each patient's by
-    similarity to the question, a sentence that speaks of what the question's kind asks for (a treatment, a cause
-    ...: :mod:`summarizer.kinds`) weighing more, from the hits ``focus`` lets it quote. Evidence about no patient at
-    all (reference texts) is answered from its best source alone (:func:`from_best_source`): its own words, in its
-    own order."""
+    ``focus`` weighs it first (of those saying as much, one whose passage says more of it), then patients in the order
+    of their best-ranked passage quoted, each patient's by similarity to the question, a sentence that speaks of what
+    the question's kind asks for (a treatment, a cause ...: :mod:`summarizer.kinds`) weighing more, from the hits
+    ``focus`` lets it quote. Evidence about no patient at all (reference texts) is answered from its best source alone
+    (:func:`from_best_source`): its own words, in its own order."""
     texts = evidence_texts(hits, summaries)
     if quotes_whole_record(hits):
         def similarity(said: list[str]) -> np.ndarray:
@@ -224,7 +228,10 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
-    leading = sorted(order, key=lambda i: -told_of[i])  # stable: the more similar first among equals
+    # among sentences saying as much, one whose passage says more of what is asked leads ("What was her glucose on
+    # admission for the foot wound?": the glucose of the note on the foot wound), then the more similar
+    around = focus.around or {}
+    leading = sorted(order, key=lambda i: (-told_of[i], -around.get(pool[i][0], 0.0)))  # stable
     # a strict focus leaves out a patient's sentences that say nothing of what is asked when some say it (a concept of
     # two words may be said only across two sentences: then none is left out)
     telling = {hits[n - 1].patient for (n, _), told in zip(pool, told_of) if told}
@@ -262,7 +269,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     ranks: dict[str | None, int] = {}
     for sentence in chosen:
         ranks[sentence.patient] = min(ranks.get(sentence.patient, sentence.source), sentence.source)
-    ranked = sorted(range(len(chosen)), key=lambda j: (-told_of[picked[j]], ranks[chosen[j].patient], -chosen[j].score,
+    ranked = sorted(range(len(chosen)), key=lambda j: (-told_of[picked[j]], ranks[chosen[j].patient],
+                                                       -around.get(chosen[j].source, 0.0), -chosen[j].score,
                                                        chosen[j].source))
     return [chosen[j] for j in ranked]
 

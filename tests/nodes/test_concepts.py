@@ -203,6 +203,22 @@ def test_what_a_yes_or_no_question_says_its_subject_is_ends_the_subject_and_make
         assert concepts(question) == expected, question
 
 
+def test_the_thing_asked_of_a_patient_is_asked_for_by_name():
+    """"What was Carol Dubois's glucose …?" asks for her glucose as "What anticoagulant is he on?" asks for an
+    anticoagulant (Analysis.wanted, which the answer's sentences weigh most); a question naming no possessive asks for
+    nothing by name."""
+    names = ["Carol Dubois"]
+    for question, wanted in [("What was Carol Dubois's glucose on admission for the foot wound?", "glucose"),
+                             ("What\u2019s Carol Dubois\u2019s creatinine?", "creatinine"),
+                             ("What is her hemoglobin?", "hemoglobin"),
+                             ("What anticoagulant is Carol Dubois on?", "anticoagulant"),
+                             ("What is the treatment for gout?", None),
+                             ("What was Carol Dubois admitted for?", None)]:
+        analysis = analyse(question, names)
+        got = analysis.concepts[analysis.wanted].text if analysis.wanted is not None else None
+        assert got == wanted, (question, got, [c.text for c in analysis.concepts])
+
+
 async def test_a_thing_the_writer_has_is_answered_from_a_text_on_it_not_from_the_nearest_text(nats_server, embedder, nc,
                                                                                                tmp_path):
     """"I have gout. What foods should I avoid?" over MedQuAD was answered with what people with diverticular disease

@@ -106,6 +106,30 @@ def test_a_patients_sentences_say_each_thing_asked_before_saying_one_again(embed
         "the second sentence says what the first did not, though others are more similar to the question"
 
 
+def test_a_thing_asked_of_a_patient_leads_from_the_passage_saying_the_rest_of_the_question(embedder):
+    """"What was Carol Dubois's glucose on admission for the foot wound?" quoted, on the demo, "Diabetes team review for
+    poorly controlled glucose" (another note, nearer the question) and the foot wound's complaint, and never the
+    foot wound note's "glucose was 386 mg/dL": the glucose asked for weighed less than the wound and the admission, and
+    the note's two sentences went to them. What a question asks for after a patient's possessive is the thing it asks
+    for by name (nodes.concepts.Analysis.wanted), and among sentences saying as much, one whose passage says more of
+    the question leads."""
+    from nodes.concepts import analyse, weighed, weighing
+    from bus.messages import CollectionStats
+
+    question = "What was Ivy Stone's glucose on admission for the foot wound?"
+    analysis = analyse(question, ["Ivy Stone"])
+    assert [c.text for c in analysis.concepts] == ["glucose", "admission", "foot wound"] and analysis.wanted == 0
+    weights = weighing(analysis, CollectionStats(docs=1000, concepts=[40, 300, 10]))
+    hits = [hit(1, "Ivy Stone, 2023-05-02. PLAN: Her glucose was poorly controlled.", "Ivy Stone", 0.7),
+            hit(2, "Ivy Stone, 2023-07-15. CHIEF COMPLAINT: A foul-smelling left foot wound. She was seen for the foot "
+                   "wound on admission. White count is 18.4 thousand and glucose was 386 mg/dL.", "Ivy Stone", 0.6)]
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights),
+                  around={n: sum(weighed(h.text, analysis, weights).values()) for n, h in enumerate(hits, 1)})
+    answer = extractive_answer(embedder.embed_one(question), hits, embedder.embed, focus=focus, max_sentences=3)
+    assert answer.startswith("Ivy Stone: White count is 18.4 thousand and glucose was 386 mg/dL. [2]"), answer
+    assert "Her glucose was poorly controlled." in answer and "seen for the foot wound on admission" in answer, answer
+
+
 def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
     """"Which patients have had a heart attack?" quoted "Department: cardiology." after the patient's diagnosis of a
     myocardial infarction: near the question, it only says where she was."""
