@@ -1831,6 +1831,20 @@ BROUGHT = frozenset("effect effects complication complications".split())
 _OF = frozenset("of from with to".split())
 
 
+#: Words that give a reason or a time, beyond which a negation before them does not reach (NegEx's and ConText's
+#: terminations, abridged): "stopped lithium *because of* tremor", "metformin discontinued *due to* diarrhea",
+#: "stopped warfarin *after* a nosebleed", "no seizures *since* starting levetiracetam" — the tremor, the diarrhea, the
+#: nosebleed and the levetiracetam were there. Not where negated itself ("not due to infection").
+_REASON_WORDS = frozenset("because after since".split())
+_REASON_PAIRS = frozenset({("due", "to"), ("secondary", "to"), ("owing", "to"), ("caused", "by"), ("prompted", "by")})
+
+
+def _gives_reason(words: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]`` opens a reason or a time a negation before it does not reach (:data:`_REASON_WORDS`)."""
+    return ((words[i] in _REASON_WORDS or tuple(words[i:i + 2]) in _REASON_PAIRS)
+            and not (i and words[i - 1] in NEGATIONS))
+
+
 def _brought(words: tuple[str, ...], i: int) -> bool:
     """Whether ``words[i]`` says what a thing after it brought: a word of :data:`BROUGHT` before "of", "from" …
     ("Denies complications, diabetes or hypertension" denies all three)."""
@@ -2158,8 +2172,9 @@ def _denied_further(words: tuple[str, ...], items: tuple[int, ...], at: int) -> 
     in_item = listed = True  # whether a trigger would still reach it within its item, or through a list
     for i in range(at - 1, -1, -1):
         word = words[i]
-        if _brought(words, i) or _opens_clause(words, i):  # "denies any side effects of the metformin": what it
-            return False  # brought is denied; "…no prior history of epilepsy and CT of the head was unremarkable"
+        if _brought(words, i) or _opens_clause(words, i) or _gives_reason(words, i):  # "denies any side effects of
+            return False  # the metformin": what it brought is denied; "…no prior history of epilepsy and CT of the head
+            # was unremarkable"; "stopped lithium because of tremor": a reason
         if word in NEGATIONS or (i > 0 and (words[i - 1], word) in NEGATION_PAIRS):
             return in_item if items[i] == items[at] else listed
         if (word in _AFFIRMING and not (i and _OR.fullmatch(words[i - 1]))  # no trigger just before it, in its item
@@ -2340,8 +2355,10 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             # a negation of what it brought ("denies any side effects of the metformin") is none of it, nor of what
             # "and" with a verb that affirms goes on to ("denies fever and has a cough") or the patient presents with
             start = max(0, places[0] - NEGATION_REACH)
-            before = before[max((i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
-                                 or before[i] in _PRESENTING or _opens_clause(words, start + i)), default=0):]
+            # (nor what a reason or a time after the negation brings, "stopped lithium because of tremor": from it on)
+            before = before[max(*(i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
+                                  or before[i] in _PRESENTING or _opens_clause(words, start + i)),
+                                *(i for i in range(len(before)) if _gives_reason(before, i)), 0, 0):]
             triggers = [i for i, word in enumerate(before) if word in NEGATIONS]
             if triggers and _goes_on(before, triggers[-1]):  # "has not quit smoking", "was advised to quit smoking"
                 said.add(True)

@@ -1293,6 +1293,26 @@ def test_what_was_so_for_a_period_that_ended_is_not_so_now():
     assert tells("Homeless for a period of two years.", analysed("Which patients are homeless?"), [0])
 
 
+def test_a_negation_does_not_reach_past_a_reason_or_a_time_it_gives():
+    """"What medication caused Carol Dubois's tremor?" of the demo was refused — "the closest records mention tremor
+    only as absent or denied" — over her "She stopped lithium two months ago because of tremor.": "stopped" reached
+    the tremor it was stopped for. A reason or a time ("because of", "due to", "secondary to", "after", "since") ends
+    a negation's reach, unless negated itself; what the negation names before it is still negated."""
+    for question, text, told in [
+            ("What medication caused Carol Dubois's tremor?", "She stopped lithium two months ago because of tremor.", True),
+            ("Which patients are on lithium?", "She stopped lithium two months ago because of tremor.", False),
+            ("Which patients had diarrhea?", "Metformin discontinued due to diarrhea.", True),
+            ("Which patients are on metformin?", "Metformin discontinued due to diarrhea.", False),
+            ("Which patients had a nosebleed?", "Stopped warfarin after a nosebleed.", True),
+            ("Which patients are on antibiotics?", "No fever since starting antibiotics.", True),
+            ("Which patients had a fever?", "No fever since starting antibiotics.", False),
+            ("Which patients have an infection?", "Fever not due to infection.", False),
+            ("Which patients had hypotension?", "Lisinopril was held secondary to hypotension.", True),
+            ("Which patients had palpitations?", "No chest pain or palpitations after exertion.", False)]:
+        analysis = analyse(question, ["Carol Dubois"])
+        assert tells(text, analysis, asked(analysis)[0]) is told, (question, text)
+
+
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
     """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
     including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
