@@ -54,7 +54,7 @@ from bus.subjects import ASK, CHANGED_PREFIX, any_under, path_of, query_subject
 from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
-from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, affirms, analyse, asked, focal, grounding,
+from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, Concept, affirms, analyse, asked, focal, grounding,
                             mention_counts, mentions, names_kind, otherwise, spelled_out, tells, things_asked, touches,
                             unshouted, unstated, ways_said, weighed, weighing, written_out)
 from nodes.data.lexical import terms as index_terms
@@ -683,17 +683,25 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
                      unsaid=f"the closest records mention {_said(analysis, about)}{_how_else(analysis, about, texts)}")
     # none mentions it in words: the records of the patients the question names may say it otherwise ("Drinks
     # socially" of "Does he drink alcohol?"), in a sentence holding a word of it, as similar to the question as
-    # evidence must be (not "Productive cough" of "Does he have COPD?"); other patients' records that mention none
-    # of it are not an answer, however near ("Which patients had a DVT?" is not answered by dysuria): nothing of
-    # them is quoted
+    # evidence must be (not "Productive cough" of "Does he have COPD?"), and a field by its label ("Alcohol:
+    # occasional.", not "Type: emergency." of "Who is her emergency contact?": the admission's type); other patients'
+    # records that mention none of it are not an answer, however near ("Which patients had a DVT?" is not answered by
+    # dysuria): nothing of them is quoted
     plain = [found for concept in concepts if (found := unstated(concept)) and any(mentions(text, [found[0]]) for text in texts)]
     if plain and not named:  # "severe hypertension" of records of hypertension, none saying how severe
         return Focus(passages=withheld, weigh=weigh, unsaid=" and ".join(
             f"the closest records mention {concept.text}, none as {how}" for concept, how in plain))
     if named:
-        return Focus(weigh=weigh, floor=floor, near=lambda text: touches(text, concepts), other=other,
+        return Focus(weigh=weigh, floor=floor, near=functools.partial(_near, concepts=concepts), other=other,
                      unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")
     return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
+
+
+def _near(text: str, concepts: list[Concept]) -> bool:
+    """Whether ``text`` holds a word of ``concepts`` (:func:`nodes.concepts.touches`) — a field ("Key: value.") in its
+    label: a value holding one says what the field is of, not what is asked ("Type: emergency." of an emergency
+    contact)."""
+    return touches(text.split(":", 1)[0] if FIELD_LINE.fullmatch(text) else text, concepts)
 
 
 def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: dict[int, Hit]) -> set[int]:

@@ -2078,6 +2078,13 @@ async def test_a_named_patients_records_that_do_not_mention_what_was_asked_are_q
     assert answer.answer_info.status == "successful" and "Drinks socially" in answer.answer, answer.answer
     answer = await ask(nc, AskRequest(question="Does Jason Rossi have COPD?", summarize="extractive"))
     assert answer.answer_info.status == "insufficient", "his cough is near COPD but says nothing of it: " + answer.answer
+    # a field holds a word of what is asked in its label, not its value: "Type: emergency." is an admission's type
+    answer = await ask(nc, AskRequest(question="Who is Carol Dubois's emergency contact?", summarize="extractive"))
+    assert answer.answer_info.status == "insufficient", answer.answer
+    assert "emergency contact" in answer.answer and "Type: emergency" not in answer.answer, answer.answer
+    from nodes.gateway import _near
+    assert _near("Alcohol: occasional.", focal(analyse("Does he drink alcohol?")))
+    assert not _near("Type: emergency.", focal(analyse("Who is her emergency contact?")))
 
 
 async def test_a_question_without_capitals_asks_of_its_patient_what_it_asks_of_them(demo_federation, nc):
