@@ -1762,11 +1762,12 @@ def touches(text: str, concepts: list[Concept]) -> bool:
 
 #: Words after which, in the same clause, what is mentioned is absent, denied or stopped (the common triggers of
 #: NegEx, Chapman et al. 2001, abridged): "denies chest pain", "no history of diabetes", "off anticoagulation",
-#: "stopped warfarin", "migraine without aura", "former smoker"; and pairs of them ("negative for", "ruled out").
+#: "stopped warfarin", "migraine without aura", "former smoker"; and pairs of them ("negative for", "ruled out",
+#: "hydroxyzine rather than benzodiazepines", "instead of").
 NEGATIONS = frozenset("""no not neither nor denies denied deny without never off stopped discontinued declined former
 quit ceased""".split())
 NEGATION_PAIRS = frozenset({("negative", "for"), ("free", "of"), ("absence", "of"), ("ruled", "out"),
-                            ("rules", "out"), ("rule", "out")})
+                            ("rules", "out"), ("rule", "out"), ("rather", "than"), ("instead", "of")})
 #: Words and pairs after a mention that undo it ("warfarin was stopped", "a smoker who quit", "warfarin held for
 #: surgery"), and pairs after it that deny it ("diabetes was ruled out").
 UNDOING = frozenset("stopped discontinued quit ceased held".split())

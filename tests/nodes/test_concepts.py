@@ -1313,6 +1313,20 @@ def test_a_negation_does_not_reach_past_a_reason_or_a_time_it_gives():
         assert tells(text, analysis, asked(analysis)[0]) is told, (question, text)
 
 
+def test_what_is_given_rather_than_a_thing_is_not_that_thing():
+    """"Why was David Perez not given benzodiazepines?" of the demo was refused — "the closest records mention
+    benzodiazepines only as present" — over his plan's "Hydroxyzine as needed rather than benzodiazepines.", which
+    "Which patients are on benzodiazepines?" would have quoted. "rather than" and "instead of" negate what follows."""
+    for question, text, told in [
+            ("Why was David Perez not given benzodiazepines?", "Hydroxyzine as needed rather than benzodiazepines.", True),
+            ("Which patients are on benzodiazepines?", "Hydroxyzine as needed rather than benzodiazepines.", False),
+            ("Which patients are on hydroxyzine?", "Hydroxyzine as needed rather than benzodiazepines.", True),
+            ("Which patients got warfarin?", "Apixaban was chosen instead of warfarin.", False),
+            ("Which patients got apixaban?", "Apixaban was chosen instead of warfarin.", True)]:
+        analysis = analyse(question, ["David Perez"])
+        assert tells(text, analysis, asked(analysis)[0]) is told, (question, text)
+
+
 def test_a_possibility_tells_nothing_and_a_denial_of_what_a_thing_brought_does_not_deny_it():
     """Over the case study, "Has anyone had a reaction to contrast dye?" quoted a consent's "Risks of the procedure
     including … dye reaction … were discussed", and "Which patients have diabetes but are not on metformin?" quoted
