@@ -1355,6 +1355,12 @@ _EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:disease|syndrome|palsy|disorder|lymp
                         r"|dystrophy|phenomenon|sign|anomaly|fracture|thyroiditis|encephalopathy|esophagus|ulcer|cyst)\b")
 
 
+def _ends_name(run: list[str], word: str) -> bool:
+    """Whether ``word`` ends a name records write (a synonym's or a kind's, :data:`_NAMES`) that the words of ``run``
+    before it begin: "pain" and "medications" are "pain medication", an analgesic."""
+    return any(_stems(" ".join([*run[-n:], word])) in _NAMES for n in range(1, min(len(run), 3) + 1))
+
+
 def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[Concept]:
     """The concepts of ``question`` (or of one of its phrases, which ``opens`` a sentence or not), word by word, without
     the patients in ``names``."""
@@ -1415,8 +1421,11 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
         eponym = not shouting and not opening and bool(_EPONYM.fullmatch(word)) and bool(_EPONYM_OF.match(text, match.end()))
         if eponym:
             eponyms.add(word)
-        if not hyphen and not capital_a and not eponym and (base in BETWEEN or asking or base in lexical.STOP_WORDS
-                                                            or base in NEGATIONS or (before == "how" and base in HOW)):
+        # a word that asks may end a name ("pain *medications*": analgesics, not pain)
+        naming = bool(run) and gap.isspace() and asking and _ends_name(run, word)
+        if not hyphen and not capital_a and not eponym and not naming and (
+                base in BETWEEN or asking or base in lexical.STOP_WORDS or base in NEGATIONS
+                or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test
                 run.append(word)
                 end = match.end()

@@ -203,6 +203,24 @@ def test_what_a_yes_or_no_question_says_its_subject_is_ends_the_subject_and_make
         assert concepts(question) == expected, question
 
 
+def test_a_word_that_asks_may_end_a_name_records_write():
+    """"What pain medications is Jennifer Johnson taking?" quoted, on the demo, the openings of her notes on wrist and
+    groin pain, not her acetaminophen and ibuprofen: "medications" asks (nodes.concepts.ASKING), so the thing asked was
+    "pain". A word that asks now ends the words before it where together they are a name records write (a synonym's
+    or a kind's: analgesics, antihypertensives); alone, it still asks."""
+    from nodes.concepts import names_kind
+
+    names = ["Jennifer Johnson", "Arjun Allen"]
+    for question, expected in [("What pain medications is Jennifer Johnson taking?", ["pain medications"]),
+                               ("Which patients take pain medication?", ["pain medication"]),
+                               ("What blood pressure medications is Arjun Allen on?", ["blood pressure medications"]),
+                               ("What medications is Jennifer Johnson taking?", []),
+                               ("Which patients take diabetes medications?", ["diabetes"])]:
+        for analysis in (analyse(question, names), analysed(question)):
+            assert [c.text for c in analysis.concepts] == expected, (question, [c.text for c in analysis.concepts])
+            assert all(names_kind(c) for c in analysis.concepts) == (expected != ["diabetes"]), question
+
+
 def test_the_thing_asked_of_a_patient_is_asked_for_by_name():
     """"What was Carol Dubois's glucose …?" asks for her glucose as "What anticoagulant is he on?" asks for an
     anticoagulant (Analysis.wanted, which the answer's sentences weigh most); a question naming no possessive asks for
