@@ -1037,9 +1037,10 @@ for _names, _members in [(group, "") for group in _GROUPS] + KINDS:  # each name
 _QUALIFIERS = frozenset(_stems(" ".join(QUALIFIERS)))
 _STATED = frozenset(_stems(" ".join(STATED)))
 _CHANGES = frozenset(_stems(" ".join(CHANGES)))
-#: Where a patient is cared for, a context word alone ("Which patients live at home?") but said of a thing it comes right
-#: before in the question: "home oxygen", "home dialysis", "home health aide" (:func:`_placed_beside`).
-PLACES = frozenset("home".split())
+#: Where or when a thing is: a context word alone ("Which patients live at home?", "…take it at night?"; "night" is
+#: "nightly"'s stem) but said of a thing it comes right before in the question: "home oxygen", "home dialysis", "home
+#: health aide", "night sweats", "night shifts" (:func:`_placed_beside`: "sweats at night" says it too).
+PLACES = frozenset("home night".split())
 _PLACES = frozenset(_stems(" ".join(PLACES)))
 #: What a refusal leaves out of a concept to say what the records mention of it instead (:func:`unstated`).
 _UNSTATED = _STATED | frozenset(_stems(" ".join(UNCONTROLLED)))

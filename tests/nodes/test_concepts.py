@@ -1601,6 +1601,21 @@ def test_a_place_asked_before_a_thing_is_told_only_where_a_record_writes_it_of_t
             assert mentions(text, analysis.concepts[:1]) is told, (question, text)
 
 
+def test_a_time_of_day_asked_before_a_thing_is_told_only_where_a_record_writes_it_of_that_thing():
+    """"Which patients work night shifts?" quoted three patients' "Works long shifts and often skips meals": "night" is
+    the stem of "nightly", a context word, so any shift said it (and "Reports sweats." said "night sweats"). "night" is
+    now a place (nodes.concepts.PLACES): asked right before a thing, a record must write it of that thing."""
+    for question, text, told in [
+            ("Which patients work night shifts?", "Works long shifts and often skips meals and medications.", False),
+            ("Which patients work night shifts?", "Dorothy works night shifts as a security guard.", True),
+            ("Which patients have night sweats?", "Reports sweats after exertion.", False),
+            ("Which patients have night sweats?", "Reports night sweats.", True),
+            ("Which patients have night sweats?", "Drenching sweats at night for two weeks.", True),
+            ("Which patients use nightly CPAP?", "Obstructive sleep apnea on nightly CPAP.", True)]:
+        for analysis in (analysed(question), analyse(question)):
+            assert tells(text, analysis, [0]) is told, (question, text)
+
+
 def test_a_change_asked_of_a_thing_is_told_only_beside_it():
     """"Which patients had weight loss?" was answered by weight gains and by "daily weights", "…blood loss?" by blood
     pressures, "…seizure free?" by breakthrough seizures: "loss", "gain", "free", "flare", "stable" are context
