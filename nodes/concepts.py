@@ -763,20 +763,6 @@ _VALUE = re.compile(r"^(?:(?:\W+[^\W\d]+){0,3}?|(?: +(?!(?:and|with|but|or|while
                     r"\W+(\d+(?:\.\d+)?)")
 
 
-def _wanted_after(text: str, names: list[str]) -> str:
-    """What follows a patient's possessive ("Carol Dubois's", "his") opening ``text`` (folded), or ``""`` when it opens
-    with none: only a thing of the patient asked is what the question asks for by name."""
-    folded = text.casefold()
-    whose = _WHOSE.match(folded)
-    if whose:
-        return folded[whose.end():]
-    for name in names:
-        for ending in ("'s ", "\u2019s ", "' "):
-            if folded.startswith(name.casefold() + ending):
-                return folded[len(name) + len(ending):]
-    return ""
-
-
 def _comparisons(question: str, concepts: list[Concept]) -> tuple[Comparison, ...]:
     """The values ``question`` holds its concepts to, each right after the concept it is about."""
     found = []
@@ -828,6 +814,22 @@ _WANTED = re.compile(r"\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?
 #: his *creatinine*?" (the patient's name, when the question names one, is read by :func:`_wanted_after`).
 _WANTED_OF = re.compile(r"\W*(?:what|which)(?:\s+(?:is|was|are|were)|['\u2019]s)\s+(?:the\s+)?", re.IGNORECASE)
 _WHOSE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
+
+
+def _wanted_after(text: str, names: list[str]) -> str:
+    """What follows a patient's possessive ("Carol Dubois's", "his") opening ``text`` (folded), or ``""`` when it opens
+    with none: only a thing of the patient asked is what the question asks for by name."""
+    folded = text.casefold()
+    whose = _WHOSE.match(folded)
+    if whose:
+        return folded[whose.end():]
+    for name in names:
+        for ending in ("'s ", "\u2019s ", "' "):
+            if folded.startswith(name.casefold() + ending):
+                return folded[len(name) + len(ending):]
+    return ""
+
+
 #: What a writer says just before the thing they have, take or ask about (:attr:`Analysis.declared`): "I have a …",
 #: "diagnosed with …", "suffering from …", "taking …", "information on …", "Question about …", "What is …",
 #: "treatment for …", "symptoms of …".
@@ -2367,9 +2369,10 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             # "and" with a verb that affirms goes on to ("denies fever and has a cough") or the patient presents with
             start = max(0, places[0] - NEGATION_REACH)
             # (nor what a reason or a time after the negation brings, "stopped lithium because of tremor": from it on)
-            before = before[max(*(i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
-                                  or before[i] in _PRESENTING or _opens_clause(words, start + i)),
-                                *(i for i in range(len(before)) if _gives_reason(before, i)), 0, 0):]
+            cut = max((i + 1 for i in range(len(before)) if _brought(before, i) or _joins_affirming(before, i)
+                       or before[i] in _PRESENTING or _opens_clause(words, start + i)), default=0)
+            reason = max((i for i in range(len(before)) if _gives_reason(before, i)), default=0)
+            before = before[max(cut, reason):]
             triggers = [i for i, word in enumerate(before) if word in NEGATIONS]
             if triggers and _goes_on(before, triggers[-1]):  # "has not quit smoking", "was advised to quit smoking"
                 said.add(True)
