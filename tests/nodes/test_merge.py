@@ -404,6 +404,16 @@ def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
     assert [h.id for h in fused] == ["p1", "p2"], "the title's 'treating' is not the cause's opening"
 
 
+def test_what_a_thing_is_is_answered_by_the_passage_saying_what_it_is():
+    treated = scored(1, 0.74, 0.0, "Lupus: Treatment depends on the symptoms and may include hydroxychloroquine.")
+    defined = scored(2, 0.70, 0.0, "Lupus: Lupus is a disorder of the immune system in which it attacks healthy tissue.")
+    titled = {"metadata": {"title": "Lupus"}}
+    treated, defined = treated.model_copy(update=titled), defined.model_copy(update=titled)
+    assert [h.id for h in fuse([treated, defined], [], k=2, kind=kinds.kind_of("What is lupus?"))] == ["p2", "p1"]
+    assert [h.id for h in fuse([treated, defined], [], k=2, kind=kinds.kind_of("What is her lupus like?"))] == [
+        "p1", "p2"], "what a pronoun's thing is like asks for no definition"
+
+
 def test_a_passage_that_names_what_is_asked_beats_a_nearer_one_that_does_not():
     question = "What is the treatment for gout?"
     about = things_asked(analyse(question))

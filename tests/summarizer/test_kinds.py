@@ -16,7 +16,17 @@ from summarizer.kinds import kind_of, speaks_of
     ("How to diagnose atrial fibrillation?", "diagnosis"),
     ("What are the symptoms of Treacher Collins syndrome?", "symptoms"),
     ("How can I prevent the symptoms of gout?", "prevention"),
-    ("What is gout?", None),
+    # what a thing is, where nothing else is asked; not what a patient's or a pronoun's thing is, nor what one takes
+    ("What is gout?", "definition"),
+    ("What is (are) Tropical Spastic Paraparesis ?", "definition"),
+    ("what's an aneurysm?", "definition"),
+    ("What is hearing loss?", "definition"),
+    ("What is the outlook for gout?", "outlook"),
+    ("What is the difference between type 1 and type 2 diabetes?", None),
+    ("What is Carol Dubois's glucose?", None),
+    ("What is her weight?", None),
+    ("What is Rebecca Wright taking?", None),
+    ("What is Brian Ali allergic to?", None),
     # as people ask it
     ("What can I take for migraines?", "treatment"),
     ("How do I get rid of warts?", "treatment"),
@@ -25,7 +35,7 @@ from summarizer.kinds import kind_of, speaks_of
     ("How long does shingles last?", "outlook"),
     ("How do you get tuberculosis?", "causes"),
     ("Is hepatitis C contagious?", "causes"),
-    ("What is (are) Financial Help for Diabetes Care ?", None),
+    ("What is (are) Financial Help for Diabetes Care ?", "definition"),
     # the sentence that asks, not what the writer says before it ("diagnosed", "tested") …
     ("Hello, my 6 year old daughter has been diagnosed with celiac disease. What foods does she need to avoid?", "diet"),
     ("My father was diagnosed with Parkinson's last year. His hands shake. What medications are available?", "treatment"),
@@ -44,3 +54,5 @@ def test_a_text_gives_a_kind_by_the_words_its_answers_use():
     assert speaks_of("Treatment includes colchicine and rest.", kind_of("How is gout treated?"))
     assert not speaks_of("Gout is caused by uric acid crystals.", kind_of("How is gout treated?"))
     assert not speaks_of("Anything at all.", None)
+    assert speaks_of("Gout is a form of arthritis in which uric acid crystals form in a joint.", kind_of("What is gout?"))
+    assert not speaks_of("Gout is treated with colchicine.", kind_of("What is gout?"))
