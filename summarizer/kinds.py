@@ -51,14 +51,17 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
         "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
     # "What is X?", "What are X?", "What's X?", "Define X" asks what X is, where it asks for no other kind: not of a
     # patient ("What is Carol Dubois's glucose?"), of "the" or a pronoun's thing ("What is the difference …", "What is
-    # her weight?"), nor what somebody is doing, on or allergic to ("What is Rebecca Wright taking?", "… allergic to?").
+    # her weight?"), nor what somebody is doing, on or allergic to ("What is Rebecca Wright taking?", "… allergic to?");
+    # so do "What does X mean?" and a consumer's "information about X", "Please tell me about X", "learn more about X".
     # Its answers say what X is ("X is a disease in which", "X, also called Y"): of MedQuAD's 3,838 answers, 72 % of the
     # overviews' openings say one of these, 4–16 % of each other kind's.
     DEFINITION: (r"^\s*(?:what(?:'s|\u2019s| is| are)(?: \(are\))?|define)\s+"
                  r"(?!(?:the|a patient|his|her|their|my|your|our|its|this|that|these|those|which|it|he|she|they|you|i|we"
                  r"|there|going|wrong|new|happening)\b)"
                  r"(?![^?]*\w['\u2019]s?\b)[^?]*?(?<!ing)(?<!ed)(?<!\bto)(?<!\bon)(?<!\bfor)(?<!\bof)(?<!\bwith)(?<!\bat)"
-                 r"(?<!\bin)(?<!\babout)(?<!\bfrom)(?<!\bby)\s*(?:\?|$)", (
+                 r"(?<!\bin)(?<!\babout)(?<!\bfrom)(?<!\bby)\s*(?:\?|$)"
+                 r"|\b(?:information|info|facts) (?:on|about|regarding)\b|\btell (?:me|us) about\b"
+                 r"|\b(?:know|learn|read) (?:more )?about\b|\bwhat does [^?]+ mean\b", (
         "is a ", "is an ", "are a ", "are an ", "refers to", "is one of")),
 }
 #: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.

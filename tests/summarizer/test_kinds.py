@@ -27,6 +27,11 @@ from summarizer.kinds import kind_of, speaks_of
     ("What is her weight?", None),
     ("What is Rebecca Wright taking?", None),
     ("What is Brian Ali allergic to?", None),
+    ("Do you have any information about Noonan syndrome?", "definition"),
+    ("Please tell me about Charcot-Marie-Tooth disease", "definition"),
+    ("What does hypertension mean?", "definition"),
+    ("I would like information on Graves disease treatment.", "treatment"),
+    ("I was told I have a thyroid nodule, does that mean I have cancer?", None),
     # as people ask it
     ("What can I take for migraines?", "treatment"),
     ("How do I get rid of warts?", "treatment"),
