@@ -44,7 +44,7 @@ everything individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
 medication medications medicine medicines drug drugs prescribe prescribes prescribed prescription taking take taken takes
-use using
+use using avoid eat
 symptom symptoms sign signs cause causes caused causing cure cures cured curable risk risks factor factors outlook
 prognosis test tests testing exam exams examination diagnose complication complications prevent prevention preventing research
 study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much
@@ -830,10 +830,15 @@ def _wanted_after(text: str, names: list[str]) -> str:
     return ""
 
 
+#: Somebody who has the thing named right after (:data:`_DECLARING`, :data:`_HAD`): "What foods should a person with gout
+#: avoid?" asks about gout as "I have gout. What foods should I avoid?" does. Not "patients with", "people with" or
+#: "children with": a study's question names its population so ("… quality of life outcomes for patients with chronic
+#: disease?"), and PubMedQA's answers from abstracts not written that way were withdrawn.
+_WITH = r"(?:person|someone|somebody|anyone|anybody|individual)\s+with"
 #: What a writer says just before the thing they have, take or ask about (:attr:`Analysis.declared`): "I have a …",
 #: "diagnosed with …", "suffering from …", "taking …", "information on …", "Question about …", "What is …",
-#: "treatment for …", "symptoms of …".
-_DECLARING = re.compile(r"\b(?:ha(?:ve|s|d|ving)|diagnosed\s+with|suffer(?:s|ed|ing)?\s+(?:from|with)|"
+#: "treatment for …", "symptoms of …", "a person with …".
+_DECLARING = re.compile(r"\b(?:ha(?:ve|s|d|ving)|diagnosed\s+with|suffer(?:s|ed|ing)?\s+(?:from|with)|" + _WITH + "|"
                         r"(?:tak(?:e|es|ing)|took|prescribed|started\s+on)|"
                         r"(?:information|info|questions?|know|learn)\s+(?:on|about|regarding)|about|regarding|"
                         r"(?:what|how)\s+(?:is|are)|(?:treat(?:s|ed|ing|ments?)?|cures?|remed(?:y|ies))\s+(?:of|for)|"
@@ -948,9 +953,9 @@ def _asked_past(before: str, verbs: frozenset[str] = frozenset()) -> bool:
 
 
 #: What a writer says just before a thing they or theirs have or take (:attr:`Analysis.had`): "I have …", "my son
-#: has …", "My mother was just diagnosed with …", "I've been taking …".
-_HAD = re.compile(r"\b(?:i|i['’]ve|i['’]m|my\s+\w+|he|she|we)\b[^.?!]*?\b(?:ha(?:ve|s|d)|diagnosed\s+with|"
-                  r"suffer(?:s|ed|ing)?\s+(?:from|with)|tak(?:e|es|ing)|took)\s+(?:(?:a|an|the|some)\s+)?$",
+#: has …", "My mother was just diagnosed with …", "I've been taking …", and of anyone: "a person with …".
+_HAD = re.compile(r"(?:\b(?:i|i['’]ve|i['’]m|my\s+\w+|he|she|we)\b[^.?!]*?\b(?:ha(?:ve|s|d)|diagnosed\s+with|"
+                  r"suffer(?:s|ed|ing)?\s+(?:from|with)|tak(?:e|es|ing)|took)|\b" + _WITH + r")\s+(?:(?:a|an|the|some)\s+)?$",
                   re.IGNORECASE)
 #: A question asking for two things of one patient together ("both warfarin and aspirin").
 _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
