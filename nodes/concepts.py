@@ -833,7 +833,7 @@ def _wanted_after(text: str, names: list[str]) -> str:
 #: Somebody who has the thing named right after (:data:`_DECLARING`, :data:`_HAD`): "What foods should a person with gout
 #: avoid?" asks about gout as "I have gout. What foods should I avoid?" does. Not "patients with", "people with" or
 #: "children with": a study's question names its population so ("… quality of life outcomes for patients with chronic
-#: disease?"), and PubMedQA's answers from abstracts not written that way were withdrawn.
+#: disease?"); with them, six PubMedQA answers changed, all for the worse, three withdrawn over their own abstracts.
 _WITH = r"(?:person|someone|somebody|anyone|anybody|individual)\s+with"
 #: What a writer says just before the thing they have, take or ask about (:attr:`Analysis.declared`): "I have a …",
 #: "diagnosed with …", "suffering from …", "taking …", "information on …", "Question about …", "What is …",
