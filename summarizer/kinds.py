@@ -14,12 +14,23 @@ from __future__ import annotations
 import functools
 import re
 
+#: The kind asked by "What is X?" (below): what X is, the overview of a topic.
+DEFINITION = "definition"
+#: "What is X?" whole: "What is", "What's", "What is (are)" (MedQuAD's) or "Define", then X, whose first word is no
+#: determiner or pronoun, which holds no possessive and whose last word is no verb in -ing or -ed nor a preposition.
+_WHAT_IS = (r"^\s*(?:what(?:'s|\u2019s| is| are)(?: \(are\))?|define)\s+"
+            r"(?!(?:the|a patient|his|her|their|my|your|our|its|this|that|these|those|which|it|he|she|they|you|i|we"
+            r"|there|going|wrong|new|happening)\b)"
+            r"(?![^?]*\w['\u2019]s?\b)[^?]*?(?<!ing)(?<!ed)(?<!\bto)(?<!\bon)(?<!\bfor)(?<!\bof)(?<!\bwith)(?<!\bat)"
+            r"(?<!\bin)(?<!\babout)(?<!\bfrom)(?<!\bby)\s*(?:\?|$)")
+#: What else asks what X is, anywhere in the sentence: "information about X", "tell me about X", "learn more about
+#: X", "What does X mean?".
+_ABOUT = (r"\b(?:information|info|facts) (?:on|about|regarding)\b|\btell (?:me|us) about\b"
+          r"|\b(?:know|learn|read) (?:more )?about\b|\bwhat does [^?]+ mean\b")
 #: Each kind: the words that ask for it (a regular expression over the folded question; a consumer's too: "What can I
 #: take for …", "How do I get rid of …", "Will it go away?", "How do you get …"), and the word
 #: beginnings of texts that give it. The kind whose words come first in the question is its kind (a question asks
 #: before it names its topic: "What is the outlook for Testicular Cancer?" asks for an outlook, not a test).
-#: The kind asked by "What is X?" (below): what X is, the overview of a topic.
-DEFINITION = "definition"
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prevention": (r"\b(prevent|avoid|reduce the risk|protect)", (
         "prevent", "avoid", "reduc", "vaccin", "protect", "lower", "quit", "healthy")),
@@ -56,14 +67,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     # Its answers say what X is ("X is a disease in which", "X refers to"): of MedQuAD's 3,838 answers, 69 % of the
     # overviews' openings (:func:`nodes.data.chunking.opening`) say one of these, 10 % of the other kinds'. Not "also
     # called": "This procedure is also called computed tomography" is a test's.
-    DEFINITION: (r"^\s*(?:what(?:'s|\u2019s| is| are)(?: \(are\))?|define)\s+"
-                 r"(?!(?:the|a patient|his|her|their|my|your|our|its|this|that|these|those|which|it|he|she|they|you|i|we"
-                 r"|there|going|wrong|new|happening)\b)"
-                 r"(?![^?]*\w['\u2019]s?\b)[^?]*?(?<!ing)(?<!ed)(?<!\bto)(?<!\bon)(?<!\bfor)(?<!\bof)(?<!\bwith)(?<!\bat)"
-                 r"(?<!\bin)(?<!\babout)(?<!\bfrom)(?<!\bby)\s*(?:\?|$)"
-                 r"|\b(?:information|info|facts) (?:on|about|regarding)\b|\btell (?:me|us) about\b"
-                 r"|\b(?:know|learn|read) (?:more )?about\b|\bwhat does [^?]+ mean\b", (
-        "is a ", "is an ", "are a ", "are an ", "refers to", "is one of")),
+    DEFINITION: (_WHAT_IS + "|" + _ABOUT, ("is a ", "is an ", "are a ", "are an ", "refers to", "is one of")),
 }
 #: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.
 SENTENCE_BONUS = 0.1
