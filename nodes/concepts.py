@@ -36,6 +36,10 @@ from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_T
 from nodes.data import lexical, readings
 from summarizer.kinds import asking_sentence, asks_whether, question_sentences
 
+#: Words that ask for a prevention or a diet where they end the question ("What foods should a person with gout
+#: *avoid*?", "What can he *eat*?"), as a word of :data:`ASKING` does anywhere; before what they act on or after "to"
+#: they name it with it ("Which patients were told to avoid alcohol?", "…are unable to eat?").
+ASKED_LAST = frozenset("avoid eat".split())
 #: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
 #: "Subject:"): a concept never holds one (with the index's stop words).
 ASKING = frozenset("""
@@ -44,7 +48,7 @@ everything individual individuals case cases record
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
 medication medications medicine medicines drug drugs prescribe prescribes prescribed prescription taking take taken takes
-use using avoid eat
+use using
 symptom symptoms sign signs cause causes caused causing cure cures cured curable risk risks factor factors outlook
 prognosis test tests testing exam exams examination diagnose complication complications prevent prevention preventing research
 study studies trial trials stage stages inheritance inherited genetic change changes frequency common many much
@@ -1363,6 +1367,10 @@ _EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:disease|syndrome|palsy|disorder|lymp
                         r"|dystrophy|phenomenon|sign|anomaly|fracture|thyroiditis|encephalopathy|esophagus|ulcer|cyst)\b")
 
 
+#: What follows the last word of a question: its mark, or nothing.
+_LAST = re.compile(r"\s*(?:[?.!]|$)")
+
+
 def _ends_name(run: list[str], word: str) -> bool:
     """Whether ``word`` ends a name records write (a synonym's or a kind's, :data:`_NAMES`) that the words of ``run``
     before it begin: "pain" and "medications" are "pain medication", an analgesic."""
@@ -1424,7 +1432,8 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
             run.append(previous.group(0))
             first = previous.start()
         capital_a = word == "A" and bool(run) and gap == " " and lexical.letters_which(run[-1], "a")  # "influenza A"
-        asking = base in ASKING and (shouting or not _CAPITALS.fullmatch(word))  # "MS" is no "Ms", "MR" no "Mr"
+        asking = (base in ASKING or (base in ASKED_LAST and before != "to" and _LAST.match(text, match.end()))) and (
+            shouting or not _CAPITALS.fullmatch(word))  # "MS" is no "Ms", "MR" no "Mr"
         opening = (end == 0 and opens) or any(mark in gap for mark in ".?!:;")  # a capital that says nothing
         eponym = not shouting and not opening and bool(_EPONYM.fullmatch(word)) and bool(_EPONYM_OF.match(text, match.end()))
         if eponym:
