@@ -40,8 +40,10 @@ from summarizer.kinds import asking_sentence, asks_whether, question_sentences
 #: *avoid*?", "What can he *eat*?"), as a word of :data:`ASKING` does anywhere; before what they act on or after "to"
 #: they name it with it ("Which patients were told to avoid alcohol?", "…are unable to eat?").
 ASKED_LAST = frozenset("avoid eat".split())
-#: Words that ask rather than name, titles ("Mrs. Wright") and a letter's greetings and headings ("Dear sir", "Thanks",
-#: "Subject:"): a concept never holds one (with the index's stop words).
+#: Words that ask rather than name — among them those asking for a judgement ("the *best* treatment for gout", "the
+#: *recommended* dose": a record's "Recommend restarting apixaban" is not what is asked) — titles ("Mrs. Wright") and a
+#: letter's greetings and headings ("Dear sir", "Thanks", "Subject:"): a concept never holds one (with the index's
+#: stop words).
 ASKING = frozenset("""
 patient patients people person persons someone anyone anybody everyone somebody everybody anything something
 everything individual individuals case cases record
@@ -58,7 +60,8 @@ underwent undergo undergoes undergone undergoing received receive receives recei
 presented present presenting experienced experiencing suffered suffering reported reporting complain complains
 complained complaining seen see feel feels felt evaluated noted found summarize summarise summary summarizing describe
 explain compare compared comparing outline overview review detail details report reports mention mentioned mentions
-typical typically usual usually average main course given giving gives switched switching tried trying placed performed done
+typical typically usual usually best recommend recommends recommended recommendation recommendations preferred optimal
+ideal appropriate average main course given giving gives switched switching tried trying placed performed done
 ordered referred managed ruled rule happen happens happened happening occur occurs occurred occurring went
 come comes came coming brought bring brings keep keeps keeping
 mr mrs ms miss mx dr prof sir madam

@@ -62,6 +62,8 @@ def test_concepts_are_what_the_question_names_not_how_it_asks():
     assert concepts("How often is long QT syndrome inherited?") == ["long QT syndrome"], "how often asks"
     assert concepts("Is there a cure for hemophilia?") == ["hemophilia"], "a cure is what is asked for, not about"
     assert concepts("Hello. Dear sir, what is tinnitus? Thanks, regards") == ["tinnitus"], "a letter's words"
+    assert concepts("What is the best treatment for gout?") == ["gout"], "a judgement asked for names nothing"
+    assert concepts("What is the recommended treatment for gout?") == ["gout"], "nor what a record recommends"
     [attack] = analyse("Who had a heart attack?").concepts
     assert ("myocardi", "infarct") in attack.alternatives, "an accepted synonym mentions it too"
     assert mentions("Reason: Streptococcal sore throat (disorder).", analyse("Who has strep throat?").concepts), \
