@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical, readings
+from nodes.names import EPONYMOUS
 from summarizer.kinds import asking_sentence, asks_whether, question_sentences
 
 #: Words that ask for a prevention or a diet where they end the question ("What foods should a person with gout
@@ -1366,8 +1367,7 @@ _CAPITALS = re.compile(r"(?=[A-Za-z]{2,5}s?$)[A-Z][a-z]?[A-Z][A-Za-z]*")
 #: it names ("Graves disease", "Bell's palsy", "Down syndrome"): the person's name, which records capitalize; a word
 #: of the same letters in small ones ("grave disability", "down") is another.
 _EPONYM = re.compile(r"[A-Z][a-z]+(?:['’]s)?")
-_EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:disease|syndrome|palsy|disorder|lymphoma|sarcoma|tumou?r|an(?:a)?emia|ataxia"
-                        r"|dystrophy|phenomenon|sign|anomaly|fracture|thyroiditis|encephalopathy|esophagus|ulcer|cyst)\b")
+_EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:" + "|".join(sorted(EPONYMOUS)) + r")\b")
 
 
 #: What follows the last word of a question: its mark, or nothing.

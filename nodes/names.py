@@ -79,8 +79,8 @@ _MEDICAL_ENDINGS = ("itis", "osis", "oses", "noma", "coma", "toma", "emia", "aem
                     "parin", "xaban", "formin", "gliptin", "tidine", "oxetine", "azepam", "azolam", "caine")
 _MEDICAL_WORDS = frozenset("""
 disease diseases disorder disorders syndrome syndromes cancer cancers carcinoma tumor tumors tumour leukemia leukaemia
-lymphoma myeloma sarcoma melanoma infection infections virus fever palsy dystrophy deficiency failure injury fracture
-attack stroke ulcer hernia insufficiency anemia anaemia diabetes pressure cell cells gland nerve heart lung liver
+lymphoma myeloma sarcoma melanoma infection infections virus fever palsy phenomenon dystrophy deficiency failure injury
+fracture attack stroke ulcer hernia insufficiency anemia anaemia diabetes pressure cell cells gland nerve heart lung liver
 kidney bone blood brain spine skin eye ear imperfecta multiplex vulgaris type stage grade acute chronic adult
 childhood infant congenital hereditary familial primary secondary benign malignant test scan therapy surgery
 vaccine shot tablet tablets capsule pill pills dose mg mcg ml
@@ -131,8 +131,9 @@ _PLACE_SURNAMES = frozenset({"ward"})
 
 def not_a_person(span: str) -> bool:
     """Whether a capitalized phrase names a condition, a drug, a test, a procedure or a place rather than a
-    person: a digit (a dose), a medical word, a medical word ending, or a place's word (:data:`_PLACE_WORDS`; but
-    for a surname after a given name, :data:`_PLACE_SURNAMES`)."""
+    person: a digit (a dose), a medical word, what eponyms name ("Barrett Esophagus": :data:`_NAMED_AFTER`), a medical
+    word ending, or a place's word (:data:`_PLACE_WORDS`; but for a surname after a given name,
+    :data:`_PLACE_SURNAMES`)."""
     words = [w.casefold().strip(".,") for w in re.split(r"[\s-]+", span) if w]
     if any(any(c.isdigit() for c in w) for w in words):
         return True
@@ -140,7 +141,8 @@ def not_a_person(span: str) -> bool:
         base = word[:-2] if word.endswith(("'s", "’s")) else word
         if base in _PLACE_SURNAMES and i > 0 and words[i - 1] in FIRST_NAMES:
             continue
-        if base in _MEDICAL_WORDS or base in _PLACE_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
+        if base in _MEDICAL_WORDS or base in _NAMED_AFTER or base in _PLACE_WORDS or (
+                len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
             return True
     return False
 
@@ -192,7 +194,7 @@ def _persons_by_role(doc) -> list[str]:
         acts = role.dep_ in ("nsubj", "nsubjpass", "dobj") and head.lemma_ in _PERSON_VERBS
         seen = role.dep_ == "nsubjpass" and head.lemma_ in _PEOPLE_SEEN  # "Has X been seen at ..."
         given = (role.dep_ == "pobj" and head.lower_ in ("to", "for") and head.head.lemma_ in _GIVEN_TO)
-        owns = role.dep_ == "poss" and head.lower_ not in _EPONYMOUS  # "X's chest pain", not "X's disease"
+        owns = role.dep_ == "poss" and head.lower_ not in _NAMED_AFTER  # "X's chest pain", not "X's disease"
         described = role.dep_ in ("nsubj", "attr") and head.lemma_ == "be" and _said_of_a_person(head, role)
         if acts or seen or given or owns or described or (pronoun and role.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
             found.append(doc[span[0].i:token.i + 1].text)
@@ -417,14 +419,25 @@ def _clinician(question: str, name: str) -> bool:
     return at > 0 and bool(_CLINICIAN.search(question[:at]))
 
 
-#: What an eponym names ("Creutzfeldt Jakob's disease"); a person's own "fever" or "echocardiogram" is theirs.
-_EPONYMOUS = frozenset("disease syndrome disorder palsy lymphoma sarcoma phenomenon sign test procedure".split())
+#: What an eponym names ("Creutzfeldt Jakob's disease", "Barrett esophagus"); a person's own "fever" or
+#: "echocardiogram" is theirs. :mod:`nodes.concepts` reads a phrase ending in an eponym up to one of these ("Graves" |
+#: "disease").
+EPONYMOUS = frozenset("""
+disease syndrome disorder palsy lymphoma sarcoma tumor tumour anemia anaemia ataxia dystrophy thyroiditis
+encephalopathy phenomenon anomaly malformation contracture aneurysm fracture esophagus ulcer cyst sign test procedure
+""".split())
+#: Of those, what a name of more than one word stands before, right after it or after its possessive, when it is an
+#: eponym ("Guillain Barre Syndrome", "Creutzfeldt Jakob's disease"): not a test, a sign nor a fracture, which are a
+#: person's too ("Did Ann Lee test positive?", "Did Jason Rossi's test come back?", "Did Ann Lee sign it?", "How did
+#: Ann Lee fracture her wrist?").
+_NAMED_AFTER = EPONYMOUS - {"sign", "test", "fracture"}
 
 
 def _eponym(question: str, name: str) -> bool:
-    """Whether ``name`` is an eponym in the question: its possessive stands before what eponyms name."""
-    match = re.search(re.escape(name) + r"['’]s\s+(\w+)", question)
-    return bool(match) and match.group(1).casefold() in _EPONYMOUS
+    """Whether ``name`` is an eponym in the question: what eponyms name (:data:`_NAMED_AFTER`) follows it or its
+    possessive — as a word of its own, not of another ("Is Ann Lee disease-free?")."""
+    match = re.search(re.escape(name) + r"(?:['’]s)?\s+(\w+)\b(?![-'’])", question)
+    return bool(match) and match.group(1).casefold() in _NAMED_AFTER
 
 
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?(?:['’]s\b)?")
@@ -512,7 +525,7 @@ def parse(question: str, use_spacy: bool = True) -> Parsed:
         raise ValidationError(f"the question names {len(patients)} people; a patient filter holds at most {MAX_NAMES}")
     sure = {" ".join(n.lower().split()) for n in patients}
     candidates = [c for c in candidate_names(question) if " ".join(c.lower().split()) not in sure
-                  and not not_a_person(c) and not _signed(question, c)]
+                  and not not_a_person(c) and not _eponym(question, c) and not _signed(question, c)]
     named = {word.casefold() for name in [*patients, *candidates] for word in name.split()}
     candidates += [name for name in given_names(question) if name.casefold() not in named
                    and not _signed(question, name) and not _clinician(question, name)]

@@ -153,6 +153,20 @@ def test_a_capitalized_name_no_record_holds_a_word_of_is_someone_held_nowhere_in
         Filters(patients=["Alejandro Gutierrez Vega"]), "the longest, not each of its parts"
 
 
+def test_a_name_right_before_what_eponyms_name_is_the_diseases():
+    """"Does anyone have Guillain Barre Syndrome?" over the demo was refused "No records of Guillain Barre": spaCy took
+    the eponym for a person, and a candidate no record holds a word of is someone held nowhere. Right before what
+    eponyms name, as before its possessive, a name is the disease's; not before a test or a word of another."""
+    for question in ["Does anyone have Guillain Barre Syndrome?", "What is Guillain Barre Syndrome?",
+                     "Who has Raynaud Phenomenon?", "What are the treatments for Creutzfeldt Jakob Disease?",
+                     "Who has Barrett Esophagus?", "Which patients have Dupuytren Contracture?"]:
+        assert name_filters(question) == Filters(), question
+    assert name_filters("Did Mary Jones test positive for influenza?").patients == ["Mary Jones"]
+    assert name_filters("Did Jason Rossi's test come back?").patients == ["Jason Rossi"], "his test, no eponym"
+    assert name_filters("How did Jennifer Johnson fracture her wrist?").patients == ["Jennifer Johnson"]
+    assert name_filters("Is Mary Jones disease-free after chemotherapy?").patients == ["Mary Jones"]
+
+
 def test_a_given_name_alone_is_a_candidate_where_it_names_someone():
     from nodes.names import given_names
 
