@@ -84,6 +84,9 @@ DONE = frozenset("""
 spread known shown given taken done seen caught gotten left made kept held lost told written grown born broken
 chosen eaten fallen hidden bitten bled fed felt sent spent stuck thought understood last work heal
 """.split())
+#: Words saying what a patient cannot do, what following "to": one concept with it ("Which patients are *unable* to
+#: eat?" is not answered by "unable to bear weight", nor by "eating irregularly").
+UNABLE = frozenset("unable inability incapable".split())
 #: Words that ask after "how" ("how long", "how often"), whatever they mean elsewhere ("long QT syndrome").
 HOW = frozenset("long often soon far old big bad serious likely quickly fast early late".split())
 #: Numbers written in words: like digits, they say how many, never what ("seen at more than *one* hospital").
@@ -244,6 +247,7 @@ SYNONYMS = [
     ["smoking", "smoker", "tobacco", "cigarettes"],
     ["heart murmur", "cardiac murmur", "murmur"],  # what a record hears is a murmur: "a harsh systolic murmur"
     ["fall", "fell"],
+    sorted(UNABLE),  # "an inability to swallow" is a record's "unable to swallow"
     ["obesity", "obese"],
     # tests named with a word that otherwise asks (a stress *test*, a sleep *study*): one concept each, never its first
     # word alone — "Who had a sleep study?" is not answered by a note of sleep apnea, nor "a urine drug screen" by urine
@@ -1155,9 +1159,13 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     end = at + len(phrase)
     if controlled := _CONTROL_BEFORE.search(question, 0, at):
         at = controlled.start()
+    if unable := _UNABLE_BEFORE.search(question, 0, at):  # "unable to bear" | "weight"
+        at = unable.start()
     words = phrase.split()
     if words and words[-1].casefold() in HARDSHIPS and (doing := _DOING.match(question, end)):
         end = doing.end()
+    if words and words[-1].casefold() in UNABLE and (done := _TO_DO.match(question, end)):  # "an inability" | "to swallow"
+        end = done.end()
     if words and _EPONYM.fullmatch(words[-1]) and (named := _EPONYM_OF.match(question, end)):  # "Graves" | "disease"
         end = named.end()
     if freed := _FREE_AFTER.match(question, end):  # "pain" | "free": the parser's predicate
@@ -1165,6 +1173,11 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     return masked[at:end]
 
 
+#: What a patient cannot do (:data:`UNABLE`), written before a phrase ("unable to bear | weight") or after it ("an
+#: inability | to swallow"): the parser leaves it out of the phrase, which then names only what it is done to, or
+#: only the inability.
+_UNABLE_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(UNABLE)) + r")\s+to\s+(?:[^\W\d_]+\s+){1,2}$", re.IGNORECASE)
+_TO_DO = re.compile(r"\s+to\s+[^\W\d_]+\b")
 #: "Free" right after a thing, which a parser leaves out of its phrase ("Which patients are pain free?").
 _FREE_AFTER = re.compile(rf"(?:\s+|{_HYPHEN.pattern})free\b", re.IGNORECASE)
 
@@ -1443,7 +1456,8 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
             eponyms.add(word)
         # a word that asks may end a name ("pain *medications*": analgesics, not pain)
         naming = bool(run) and gap.isspace() and asking and _ends_name(run, word)
-        if not hyphen and not capital_a and not eponym and not naming and (
+        unable = base == "to" and bool(run) and run[-1].casefold() in UNABLE and gap.isspace()  # "unable | to eat"
+        if not hyphen and not capital_a and not eponym and not naming and not unable and (
                 base in BETWEEN or asking or base in lexical.STOP_WORDS or base in NEGATIONS
                 or (before == "how" and base in HOW)):
             if run and base in TESTS and run[-1].casefold() in TESTED and gap.isspace():  # a hearing test

@@ -162,7 +162,7 @@ def test_what_a_person_with_a_condition_should_eat_or_avoid_is_asked_of_the_cond
     assert [c.text for c in analysis.concepts] == ["foods", "gout"]
     assert [analysis.concepts[i].text for i in analysis.had] == ["gout"]
     assert concepts("What should a person with gout eat?") == ["gout"]
-    assert concepts("Which patients are unable to eat?") == ["unable", "eat"]
+    assert concepts("Which patients are unable to eat?") == ["unable to eat"]
     assert concepts("Which patients were told to avoid alcohol?") == ["told", "avoid alcohol"]
     mine = analyse("I have gout. What foods should I avoid?")
     assert [mine.concepts[i].text for i in mine.had] == ["gout"] and "avoid" not in [c.text for c in mine.concepts]
@@ -713,6 +713,23 @@ def test_a_hardship_is_asked_with_what_is_hard_though_the_parser_leaves_that_out
     for said in ("CHIEF COMPLAINT: Shortness of breath at rest.", "Severe breathlessness.", "Breathing difficulty."):
         assert mentions(said, breathing), said
     assert [c.text for c in analysed("Who had trouble with their knees?").concepts] == ["trouble", "knees"]
+
+
+def test_what_a_patient_cannot_do_is_asked_with_the_inability():
+    """"Which patients are unable to eat?" asked about "unable" and "eat" apart: the demo quoted "unable to bear
+    weight" for one patient and "eating irregularly" for two others. What follows "to" is one concept with the
+    inability, before a phrase of the parser's ("unable to bear | weight") or after it ("an inability | to swallow")."""
+    from nodes.concepts import focal, mentions
+
+    for question, unable in [("Which patients are unable to eat?", "unable to eat"),
+                             ("Who is unable to bear weight?", "unable to bear weight"),
+                             ("Which patients have an inability to swallow?", "inability to swallow")]:
+        assert [concept.text for concept in analysed(question).concepts] == [unable], question
+    eat = focal(analysed("Which patients are unable to eat?"))
+    assert mentions("Unable to eat for two days.", eat)
+    for other in ("Unable to bear weight on the left leg.", "Admits to eating irregularly."):
+        assert not mentions(other, eat), other
+    assert mentions("She is unable to swallow pills.", focal(analysed("Which patients have an inability to swallow?")))
 
 
 def test_a_name_written_with_a_word_that_ends_a_concept_is_one_concept():
