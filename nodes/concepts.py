@@ -36,6 +36,7 @@ from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_T
 from nodes.data import lexical, readings
 from nodes.names import EPONYMOUS
 from summarizer.kinds import asking_sentence, asks_whether, question_sentences
+from summarizer.sentences import sentences as sentences_of
 
 #: Words that ask for a prevention or a diet where they end the question ("What foods should a person with gout
 #: *avoid*?", "What can he *eat*?"), as a word of :data:`ASKING` does anywhere; before what they act on or after "to"
@@ -2150,6 +2151,12 @@ def _word_terms(word: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=8_192)
+def _sentences(text: str) -> tuple[str, ...]:
+    """The sentences of ``text`` (a passage the fusion reads for what it names, question after question)."""
+    return tuple(sentences_of(text))
+
+
+@functools.lru_cache(maxsize=8_192)
 def _held(text: str) -> frozenset[str]:
     """The terms of ``text`` (the passages and sentences an answer weighs are asked of each concept)."""
     return frozenset(lexical.terms(text))
@@ -2540,13 +2547,17 @@ def things_asked(analysis: Analysis) -> list[list[list[str]]]:
 
 
 def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
-    """How much of ``things`` (:func:`things_asked`, as an answer carries them) a text names: the share of them it
-    :func:`mentions`, each thing's alternatives read once for every text asked of."""
+    """How much of ``things`` (:func:`things_asked`, as an answer carries them) a text names: the share of them one
+    of its sentences :func:`mentions` — as an answer quotes another patient's passage, sentence by sentence (a header
+    of fields "Type: emergency. Department: medicine." names no emergency department) — each thing's alternatives read
+    once for every text asked of."""
     concepts = [Concept(text="", alternatives=tuple(tuple(option) for option in thing)) for thing in things]
 
     def share(text: str) -> float:
         held = _held(text)
-        return sum(_says(text, held, concept) for concept in concepts) / len(concepts) if concepts else 0.0
+        return sum(_says(text, held, concept) and any(_says(sentence, _held(sentence), concept)
+                                                      for sentence in _sentences(text))
+                   for concept in concepts) / len(concepts) if concepts else 0.0
     return share
 
 

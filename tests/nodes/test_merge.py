@@ -436,6 +436,22 @@ def test_a_passage_that_names_what_is_asked_beats_a_nearer_one_that_does_not():
     assert fused[1].score == pytest.approx(DENSE_WEIGHT * 0.50 + MENTION_BONUS / 2, abs=1e-12)
 
 
+def test_a_passage_names_what_is_asked_in_one_sentence_not_in_words_of_several():
+    """"Which patients were seen in the emergency department?" was refused on the demo: its top ten were admissions'
+    headers of fields ("Type: emergency. … Department: medicine."), which hold both words and so gained the bonus over
+    the notes saying "in the emergency department", and which the answer, reading other patients' passages sentence
+    by sentence, could not quote."""
+    about = things_asked(analyse("Which patients were seen in the emergency department?"))
+    header = scored(1, 0.60, 0.0, "Admission ADM-A-1. Type: emergency. Department: medicine. Discharged: 2023-02-06.",
+                    "Ann Lee")
+    note = scored(2, 0.50, 0.0, "She received a fluid bolus in the emergency department with improvement.", "Bo Chan")
+    assert named_share(about)(header.text) == 0.0 and named_share(about)(note.text) == 1.0
+    assert [h.id for h in fuse([header, note], [], k=2, about=about)] == ["p2", "p1"]
+    both = things_asked(analyse("Which patients have hypertension and an MI?"))
+    assert named_share(both)("History of hypertension. Myocardial infarction in 2019.") == 1.0, \
+        "each thing in a sentence of its own"
+
+
 def test_a_passage_saying_the_answer_in_one_sentence_beats_one_only_about_its_topic():
     topic = scored(1, 0.72, 0.0)  # about the same topic throughout, no sentence says it
     says = scored(2, 0.68, 0.0).model_copy(update={"sentence": 0.90})  # one sentence answers the question
