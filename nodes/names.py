@@ -71,19 +71,31 @@ def _clean(name: str) -> str | None:
     return " ".join(words) if len(words) >= 2 else None
 
 
+#: What an eponym names ("Creutzfeldt Jakob's disease", "Barrett esophagus"); a person's own "fever" or
+#: "echocardiogram" is theirs. :mod:`nodes.concepts` reads a phrase ending in an eponym up to one of these ("Graves" |
+#: "disease").
+EPONYMOUS = frozenset("""
+disease syndrome disorder palsy lymphoma sarcoma tumor tumour anemia anaemia ataxia dystrophy thyroiditis
+encephalopathy phenomenon anomaly malformation contracture aneurysm fracture esophagus ulcer cyst sign test procedure
+""".split())
+#: Of those, what a name of more than one word stands before, right after it or after its possessive, when it is an
+#: eponym ("Guillain Barre Syndrome", "Creutzfeldt Jakob's disease"): not a test, a sign nor a fracture, which are a
+#: person's too ("Did Ann Lee test positive?", "Did Jason Rossi's test come back?", "Did Ann Lee sign it?", "How did
+#: Ann Lee fracture her wrist?").
+_NAMED_AFTER = EPONYMOUS - {"sign", "test", "fracture"}
+
 #: Word endings and words that make a capitalized phrase a condition, a drug, a test or a procedure.
 _MEDICAL_ENDINGS = ("itis", "osis", "oses", "noma", "coma", "toma", "emia", "aemia", "pathy", "algia", "plasia", "trophy",
                     "ectomy", "otomy", "ostomy", "plasty", "scopy", "graphy", "gram", "uria", "penia", "cytosis",
                     "megaly", "genesis", "iasis", "cillin", "mycin", "floxacin", "cycline", "sartan", "pril",
                     "olol", "statin", "azole", "prazole", "dipine", "lexin", "ximab", "zumab", "tinib", "ciclovir",
                     "parin", "xaban", "formin", "gliptin", "tidine", "oxetine", "azepam", "azolam", "caine")
-_MEDICAL_WORDS = frozenset("""
-disease diseases disorder disorders syndrome syndromes cancer cancers carcinoma tumor tumors tumour leukemia leukaemia
-lymphoma myeloma sarcoma melanoma infection infections virus fever palsy phenomenon dystrophy deficiency failure injury
-fracture attack stroke ulcer hernia insufficiency anemia anaemia diabetes pressure cell cells gland nerve heart lung liver
-kidney bone blood brain spine skin eye ear imperfecta multiplex vulgaris type stage grade acute chronic adult
-childhood infant congenital hereditary familial primary secondary benign malignant test scan therapy surgery
-vaccine shot tablet tablets capsule pill pills dose mg mcg ml
+_MEDICAL_WORDS = _NAMED_AFTER | frozenset("""
+diseases disorders syndromes cancer cancers carcinoma tumors leukemia leukaemia myeloma melanoma infection infections
+virus fever deficiency failure injury fracture attack stroke hernia insufficiency diabetes pressure cell cells gland
+nerve heart lung liver kidney bone blood brain spine skin eye ear imperfecta multiplex vulgaris type stage grade acute
+chronic adult childhood infant congenital hereditary familial primary secondary benign malignant test scan therapy
+surgery vaccine shot tablet tablets capsule pill pills dose mg mcg ml
 """.split())
 #: Words that make a capitalized phrase a place or an institution ("Hospital North", "Mayo Clinic").
 _PLACE_WORDS = frozenset("""
@@ -131,9 +143,8 @@ _PLACE_SURNAMES = frozenset({"ward"})
 
 def not_a_person(span: str) -> bool:
     """Whether a capitalized phrase names a condition, a drug, a test, a procedure or a place rather than a
-    person: a digit (a dose), a medical word, what eponyms name ("Barrett Esophagus": :data:`_NAMED_AFTER`), a medical
-    word ending, or a place's word (:data:`_PLACE_WORDS`; but for a surname after a given name,
-    :data:`_PLACE_SURNAMES`)."""
+    person: a digit (a dose), a medical word (what eponyms name among them: "Barrett Esophagus"), a medical word
+    ending, or a place's word (:data:`_PLACE_WORDS`; but for a surname after a given name, :data:`_PLACE_SURNAMES`)."""
     words = [w.casefold().strip(".,") for w in re.split(r"[\s-]+", span) if w]
     if any(any(c.isdigit() for c in w) for w in words):
         return True
@@ -141,8 +152,7 @@ def not_a_person(span: str) -> bool:
         base = word[:-2] if word.endswith(("'s", "’s")) else word
         if base in _PLACE_SURNAMES and i > 0 and words[i - 1] in FIRST_NAMES:
             continue
-        if base in _MEDICAL_WORDS or base in _NAMED_AFTER or base in _PLACE_WORDS or (
-                len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
+        if base in _MEDICAL_WORDS or base in _PLACE_WORDS or (len(base) > 5 and base.endswith(_MEDICAL_ENDINGS)):
             return True
     return False
 
@@ -417,20 +427,6 @@ def _clinician(question: str, name: str) -> bool:
     """Whether ``name`` follows a clinician's title ("Dr. Alan Moore")."""
     at = question.find(name)
     return at > 0 and bool(_CLINICIAN.search(question[:at]))
-
-
-#: What an eponym names ("Creutzfeldt Jakob's disease", "Barrett esophagus"); a person's own "fever" or
-#: "echocardiogram" is theirs. :mod:`nodes.concepts` reads a phrase ending in an eponym up to one of these ("Graves" |
-#: "disease").
-EPONYMOUS = frozenset("""
-disease syndrome disorder palsy lymphoma sarcoma tumor tumour anemia anaemia ataxia dystrophy thyroiditis
-encephalopathy phenomenon anomaly malformation contracture aneurysm fracture esophagus ulcer cyst sign test procedure
-""".split())
-#: Of those, what a name of more than one word stands before, right after it or after its possessive, when it is an
-#: eponym ("Guillain Barre Syndrome", "Creutzfeldt Jakob's disease"): not a test, a sign nor a fracture, which are a
-#: person's too ("Did Ann Lee test positive?", "Did Jason Rossi's test come back?", "Did Ann Lee sign it?", "How did
-#: Ann Lee fracture her wrist?").
-_NAMED_AFTER = EPONYMOUS - {"sign", "test", "fracture"}
 
 
 def _eponym(question: str, name: str) -> bool:
