@@ -45,10 +45,12 @@ ASKED_LAST = frozenset("avoid eat".split())
 #: Words that ask rather than name — among them those asking for a judgement ("the *best* treatment for gout", "the
 #: *recommended* dose": a record's "Recommend restarting apixaban" is not what is asked) — titles ("Mrs. Wright") and a
 #: letter's greetings and headings ("Dear sir", "Thanks", "Subject:"): a concept never holds one (with the index's
-#: stop words).
-ASKING = frozenset("""
-patient patients people person persons someone anyone anybody everyone somebody everybody anything something
-everything individual individuals case cases record
+#: stop words); those saying who (:data:`PEOPLE`) among them.
+PEOPLE = frozenset("""
+patient patients people person persons someone anyone anybody everyone somebody everybody individual individuals
+""".split())
+ASKING = PEOPLE | frozenset("""
+anything something everything case cases record
 records note notes chart charts who which what list show find tell give know known information info about
 history diagnosed diagnosis treatment treatments treat treated treating therapy therapies option options
 medication medications medicine medicines drug drugs prescribe prescribes prescribed prescription taking take taken takes
@@ -263,6 +265,8 @@ SYNONYMS = [
     ["liver function tests", "liver function test", "liver panel", "hepatic function panel"],
     ["nerve conduction study", "nerve conduction studies"],
     ["tilt table test", "tilt test"],
+    ["x-ray", "xray", "radiograph", "radiography", "plain film"],
+    ["chest x-ray", "chest radiograph", "chest film"],
     ["vital signs", "vitals"],
     ["blood transfusion", "transfusion", "red cell transfusion"],
     ["weight loss", "lost weight", "losing weight"],
@@ -1152,8 +1156,9 @@ _CONTROL_BEFORE = re.compile(r"\b" + _CONTROL + "$", re.IGNORECASE)
 def _phrase_masked(question: str, masked: str, phrase: str) -> str:
     """``phrase`` as it reads in ``masked`` (``question``, :func:`_masked`): the parser may chunk "IV cancer" of
     "stage IV cancer". A phrase ending in a word of :data:`HARDSHIPS` takes the word in -ing right after it, one
-    ending in an eponym what it names ("Graves" of "Graves disease", :data:`_EPONYM_OF`), any phrase "free" right after
-    it (:data:`_FREE_AFTER`)."""
+    ending in an eponym what it names ("Graves" of "Graves disease", :data:`_EPONYM_OF`), one opening with what eponyms
+    name the eponym's possessive before it (:data:`_EPONYM_BEFORE`), any phrase "free" right after it
+    (:data:`_FREE_AFTER`)."""
     at = question.find(phrase)
     if at < 0:
         return _masked(phrase)
@@ -1169,6 +1174,8 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
         end = done.end()
     if words and _EPONYM.fullmatch(words[-1]) and (named := _EPONYM_OF.match(question, end)):  # "Graves" | "disease"
         end = named.end()
+    if words and words[0].casefold() in EPONYMOUS and (named := _EPONYM_BEFORE.search(question, 0, at)):
+        at = named.start()  # "Still's" | "Disease": the parser may take the name for an adverb
     if freed := _FREE_AFTER.match(question, end):  # "pain" | "free": the parser's predicate
         end = freed.end()
     return masked[at:end]
@@ -1179,6 +1186,8 @@ def _phrase_masked(question: str, masked: str, phrase: str) -> str:
 #: only the inability.
 _UNABLE_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(UNABLE)) + r")\s+to\s+(?:[^\W\d_]+\s+){1,2}$", re.IGNORECASE)
 _TO_DO = re.compile(r"\s+to\s+[^\W\d_]+\b")
+#: An eponym's possessive right before a phrase ("Still's | Disease").
+_EPONYM_BEFORE = re.compile(r"(?<![\w'’-])[A-Z][a-z]+['’]s\s+$")
 #: "Free" right after a thing, which a parser leaves out of its phrase ("Which patients are pain free?").
 _FREE_AFTER = re.compile(rf"(?:\s+|{_HYPHEN.pattern})free\b", re.IGNORECASE)
 
@@ -1382,6 +1391,18 @@ _CAPITALS = re.compile(r"(?=[A-Za-z]{2,5}s?$)[A-Z][a-z]?[A-Z][A-Za-z]*")
 #: of the same letters in small ones ("grave disability", "down") is another.
 _EPONYM = re.compile(r"[A-Z][a-z]+(?:['’]s)?")
 _EPONYM_OF = re.compile(r"(?:['’]s)?\s+(?:" + "|".join(sorted(EPONYMOUS)) + r")\b")
+#: What eponyms name, capitalized as a title writes it ("Down Syndrome", "Still's Disease"): capitals then tell an eponym
+#: from a word of the thing ("Heart Disease") no more, but a word the question would otherwise drop there — a stop word
+#: ("Down"), or an asking word's possessive ("Still's") — is a name (:func:`_titled_eponym`).
+_EPONYM_OF_TITLED = re.compile(r"\s+(?:" + "|".join(sorted(word.capitalize() for word in EPONYMOUS)) + r")\b")
+
+
+def _titled_eponym(word: str, base: str, text: str, end: int) -> bool:
+    """Whether ``word`` (folded to ``base``, its possessive off), capitalized and ending at ``end`` of ``text``, is an
+    eponym before what it names capitalized too (:data:`_EPONYM_OF_TITLED`): "Still's Disease" and "Down Syndrome" were
+    read as "Disease" and "Syndrome", any record's — not a connective's ("With Disease") nor a patient's."""
+    dropped = base in lexical.STOP_WORDS or (word[-2:] in ("'s", "’s") and base in ASKING)
+    return dropped and base not in BETWEEN and base not in PEOPLE and bool(_EPONYM_OF_TITLED.match(text, end))
 
 
 #: What follows the last word of a question: its mark, or nothing.
@@ -1452,7 +1473,8 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
         asking = (base in ASKING or (base in ASKED_LAST and before != "to" and _LAST.match(text, match.end()))) and (
             shouting or not _CAPITALS.fullmatch(word))  # "MS" is no "Ms", "MR" no "Mr"
         opening = (end == 0 and opens) or any(mark in gap for mark in ".?!:;")  # a capital that says nothing
-        eponym = not shouting and not opening and bool(_EPONYM.fullmatch(word)) and bool(_EPONYM_OF.match(text, match.end()))
+        eponym = not shouting and not opening and bool(_EPONYM.fullmatch(word)) and (
+            bool(_EPONYM_OF.match(text, match.end())) or _titled_eponym(word, base, text, match.end()))
         if eponym:
             eponyms.add(word)
         # a word that asks may end a name ("pain *medications*": analgesics, not pain)
@@ -1465,6 +1487,8 @@ def _scanned(question: str, names: list[str] = (), opens: bool = True) -> list[C
                 run.append(word)
                 end = match.end()
             close()
+        elif hyphen and len(run[-1]) == 1 and run[-1].isalpha():  # "x-ray", "T-cell": a letter hyphened to a word is of it
+            run[-1] += "-" + word
         else:
             first = first if run else match.start()
             run.append(word)
@@ -1616,6 +1640,8 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     if not qualifying:
         return True
     alone, compounds = _compounds(text)
+    # a letter of the option ("x" of "x-ray") is written only hyphened to the word after it: "oriented x 3" writes none
+    alone = frozenset(term for term in alone if len(term) > 1 or not term.isalpha())
     allowed = set(kept)
 
     def attributive(parts: tuple[str | None, ...], follower: str | None) -> bool:
@@ -1776,13 +1802,15 @@ _FOLLOWER = re.compile(r"[ \t]+([^\W_]+)")
 @functools.lru_cache(maxsize=4_096)
 def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str | None, ...], str | None], ...]]:
     """The terms ``text`` holds outside hyphenated compounds, and each compound's parts' terms, in order (``None`` for a
-    part that names nothing: a stop word, a letter, or one holding digits — "19" of "COVID-19" says which), with the
-    term of the word right after it, spaces between (``None``: none, or it names nothing)."""
-    def term(part: str) -> str | None:
+    part that names nothing: a stop word, a letter but one opening it — "x" of "X-ray" — or one holding digits — "19" of
+    "COVID-19" says which), with the term of the word right after it, spaces between (``None``: none, or it names
+    nothing)."""
+    def term(part: str, opening: bool = False) -> str | None:
         found = lexical.terms(part)
-        return found[0] if len(found) == 1 and len(found[0]) > 1 and not any(c.isdigit() for c in part) else None
+        return found[0] if len(found) == 1 and (len(found[0]) > 1 or opening) and not any(c.isdigit() for c in part) \
+            else None
 
-    compounds = tuple((tuple(term(part) for part in _HYPHEN.split(match.group(0))),
+    compounds = tuple((tuple(term(part, n == 0) for n, part in enumerate(_HYPHEN.split(match.group(0)))),
                        term(after.group(1)) if (after := _FOLLOWER.match(text, match.end())) else None)
                       for match in _COMPOUND.finditer(text))
     return frozenset(lexical.terms(_COMPOUND.sub(" ", text))), compounds

@@ -2325,6 +2325,43 @@ def test_an_eponym_is_mentioned_only_with_its_capital():
     assert mentions("chronic kidney disease stage 3", analyse("Which Patients Have Chronic Kidney Disease?").concepts)
 
 
+def test_a_title_cased_eponym_is_not_read_as_what_it_names():
+    """"Which patients have Down Syndrome?" was read as "Syndrome" — any record's metabolic syndrome answered it — and
+    "What is Still's Disease?" as "Disease": with what the eponym names capitalized too, its name, a word the question
+    drops elsewhere, was dropped. A word of the thing capitalized ("Heart Disease"), a connective or a patient's
+    possessive is no eponym."""
+    for question in ["Which patients have Down Syndrome?", "What are the symptoms of Down Syndrome ?"]:
+        down = analyse(question).concepts
+        assert [c.text for c in down] == ["Down Syndrome"]
+        assert mentions("6. Down syndrome. PRIOR SURGERIES:", down)
+        assert not mentions("Metabolic syndrome. Told to lie down.", down)
+    still = analyse("What is Still's Disease?").concepts
+    assert [c.text for c in still] == ["Still's Disease"] and not mentions("Crohn disease, still active.", still)
+    # the parser's phrase is "Disease", "Still's" an adverb to it: the phrase takes the eponym's possessive before it
+    still = analysed("Does anyone have Still's Disease?").concepts
+    assert [c.text for c in still] == ["Still's Disease"] and mentions("Adult-onset Still's disease, in remission.", still)
+    assert mentions("coronary artery disease", analyse("Which patients have Heart Disease?").concepts)
+    assert [c.text for c in analyse("Coping With Disease").concepts] == ["Coping", "Disease"]
+    assert [c.text for c in analyse("What is the Patient's Disease?").concepts] == ["Disease"]
+
+
+def test_an_x_ray_is_one_thing_however_records_write_it():
+    """"Which patients had a chest x-ray?" was read as a chest with the letter x said of it, as "vitamin D" is: a record's
+    "Chest radiograph" or "X-ray of the chest" did not mention it. A letter a hyphen joins to a word is of that word, and
+    an x-ray is a radiograph; a letter alone ("oriented x 3" beside a patient named Ray) writes none."""
+    chest = analyse("Which patients had a chest x-ray?").concepts
+    assert [c.text for c in chest] == ["chest x-ray"]
+    for written in ["Chest radiograph shows no infiltrate.", "X-ray of the chest: clear.", "Chest X-ray: no acute process.",
+                    "CXR clear."]:
+        assert mentions(written, chest), written
+    assert not mentions("Ray Smith, chest pain, alert and oriented x 3.", chest)
+    assert not mentions("Knee x-ray normal.", chest)
+    knee = analyse("Who had an X-ray of the knee?").concepts
+    assert [c.text for c in knee] == ["X-ray", "knee"] and mentions("Knee radiograph: no fracture.", knee[:1])
+    lymphoma = analyse("Who had a T-cell lymphoma?").concepts
+    assert mentions("Cutaneous T-cell lymphoma.", lymphoma) and not mentions("CD4 cell count low; lymphoma, t 38.", lymphoma)
+
+
 async def test_a_stage_or_type_no_record_writes_is_answered_so(demo_federation, nc, demo_dir):
     notes = " ".join(path.read_text() for path in (demo_dir / "corpus").rglob("*.jsonl")).casefold()
     assert "stage 3a" in notes and "stage 4" not in notes and "type 2 diabetes" in notes and "type 1" not in notes
