@@ -2,8 +2,9 @@
 
 Prints, in one run and on one machine:
 
-* leaf search: p50 latency of an hnswlib query at every demo leaf, and recall@10 against exact
-  search over the same vectors;
+* leaf search: p50 latency of an index query at every demo leaf (every vector scored, as a leaf of at most
+  ``nodes.data.index.FLAT_BELOW`` passages does; hnswlib's graph above), and recall@10 against exact search over the
+  same vectors;
 * end to end: p50/p99 of a question through the demo federation (broker, gateway, three
   organizations in their own processes, ten leaves), ranked hybrid (the default) and dense only in
   turns, then with the extractive answer (and the first round's p50 apart: the gateway remembers the
@@ -189,7 +190,7 @@ def main() -> int:
     else:
         ls = figures["leaf_search"]
         print(f"{'':24}{'p50 ms':>10}{'p99 ms':>10}{'warm p99':>10}")
-        print(f"{'leaf search (hnswlib)':24}{ls['p50_ms']:10.3f}{'':>20}   recall@10 vs exact: {ls['recall_at_10']:.4f}")
+        print(f"{'leaf search':24}{ls['p50_ms']:10.3f}{'':>20}   recall@10 vs exact: {ls['recall_at_10']:.4f}")
         print(row('federated end to end', fed) + f"({fed['questions']} questions, 3 orgs, {len(spec.leaves())} leaves, "
               f"{fed['partial']} partial)")
         den = figures["dense"]

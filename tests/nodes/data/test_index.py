@@ -13,7 +13,8 @@ def unit_rows(n, dim, seed=0):
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def test_recall_at_10_against_exact_search_is_at_least_099():
+def test_recall_at_10_against_exact_search_is_at_least_099(monkeypatch):
+    monkeypatch.setattr("nodes.data.index.FLAT_BELOW", 0)  # the graph, not every vector
     data, queries = unit_rows(5000, 64), unit_rows(100, 64, seed=1)
     index = VectorIndex(64)
     index.add(data, np.arange(len(data)))
@@ -98,3 +99,32 @@ def test_an_exact_score_is_the_fixed_pairwise_sum_of_its_row_alone():
         assert exact_scores(matrix, vector).tolist() == want, dims
         assert [float(exact_scores(matrix[i:i + 1], vector)[0]) for i in range(9)] == want, "the same alone as together"
     assert exact_scores(np.zeros((0, 8), np.float32), np.ones(8, np.float32)).shape == (0,)
+
+
+def test_an_index_of_few_vectors_finds_exactly_the_nearest_after_deletes_reuse_and_a_restart(tmp_path):
+    """hnswlib's recall is 0.99, not 1: over MedQuAD one leaf of 1,200 passages left out the 14th nearest, and the
+    federation then differed from the centralized index; on these tight clusters the graph misses a few of the 15
+    nearest. An index of at most FLAT_BELOW vectors scores every one: it finds the exact top k — after deletes, slots
+    reused (which cost the graph links) and a restart."""
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(rng.normal(size=(40, 64)), 30, axis=0) + 0.05 * rng.normal(size=(1200, 64))
+    data = (clusters / np.linalg.norm(clusters, axis=1, keepdims=True)).astype(np.float32)
+    queries = unit_rows(200, 64, seed=103)
+    index = VectorIndex(64)
+    index.add(data, np.arange(len(data)))
+    for q in queries:
+        assert index.search(q, 15)[0].tolist() == exact_search(data, q, 15)[0].tolist()
+    index.delete(range(0, 1200, 3))  # a third gone, then half of those slots reused by new vectors
+    fresh = unit_rows(200, 64, seed=4)
+    index.add(fresh, np.arange(5000, 5200))
+    assert index.dead == 200 and index.reused == 200
+    labels = np.array([n for n in range(1200) if n % 3] + list(range(5000, 5200)))
+    rows = np.concatenate([data[labels[:-200]], fresh])
+    index.save(tmp_path / "i.hnsw")
+    loaded = VectorIndex.load(tmp_path / "i.hnsw", 64, dead=index.dead, reused=index.reused)
+    for searched in (index, loaded):
+        for q in queries:
+            found, scores = searched.search(q, 15)
+            exact, exact_scored = exact_search(rows, q, 15)
+            assert found.tolist() == labels[exact].tolist()
+            assert np.allclose(scores, exact_scored, atol=1e-4)
