@@ -1640,8 +1640,6 @@ def _writes(text: str, held: frozenset[str], need: frozenset[str], option: tuple
     if not qualifying:
         return True
     alone, compounds = _compounds(text)
-    # a letter of the option ("x" of "x-ray") is written only hyphened to the word after it: "oriented x 3" writes none
-    alone = frozenset(term for term in alone if len(term) > 1 or not term.isalpha())
     allowed = set(kept)
 
     def attributive(parts: tuple[str | None, ...], follower: str | None) -> bool:
@@ -1801,10 +1799,11 @@ _FOLLOWER = re.compile(r"[ \t]+([^\W_]+)")
 
 @functools.lru_cache(maxsize=4_096)
 def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str | None, ...], str | None], ...]]:
-    """The terms ``text`` holds outside hyphenated compounds, and each compound's parts' terms, in order (``None`` for a
-    part that names nothing: a stop word, a letter but one opening it — "x" of "X-ray" — or one holding digits — "19" of
-    "COVID-19" says which), with the term of the word right after it, spaces between (``None``: none, or it names
-    nothing)."""
+    """The terms ``text`` holds outside hyphenated compounds but a letter alone (a concept's letter, "x" of "x-ray", is
+    written only hyphened to the word after it: "oriented x 3" writes none), and each compound's parts' terms, in order
+    (``None`` for a part that names nothing: a stop word, a letter but one opening it — "x" of "X-ray" — or one holding
+    digits — "19" of "COVID-19" says which), with the term of the word right after it, spaces between (``None``: none, or
+    it names nothing)."""
     def term(part: str, opening: bool = False) -> str | None:
         found = lexical.terms(part)
         return found[0] if len(found) == 1 and (len(found[0]) > 1 or opening) and not any(c.isdigit() for c in part) \
@@ -1813,7 +1812,8 @@ def _compounds(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str | None,
     compounds = tuple((tuple(term(part, n == 0) for n, part in enumerate(_HYPHEN.split(match.group(0)))),
                        term(after.group(1)) if (after := _FOLLOWER.match(text, match.end())) else None)
                       for match in _COMPOUND.finditer(text))
-    return frozenset(lexical.terms(_COMPOUND.sub(" ", text))), compounds
+    alone = frozenset(term for term in lexical.terms(_COMPOUND.sub(" ", text)) if len(term) > 1 or not term.isalpha())
+    return alone, compounds
 
 
 #: Words that name what kind of thing a concept is, not which: "chronic kidney disease" does not touch COPD.
