@@ -759,6 +759,10 @@ class Analysis:
     past: frozenset[int] = frozenset()  # the concepts it asks about as so at some time, not as so now ("Which patients
     # *were treated with* warfarin?", "Who *has ever taken* it?", "Which patients *were* smokers?"): a record saying it
     # was and ended ("Stopped warfarin after a nosebleed", "Former smoker") tells it too
+    of_one: tuple[tuple[int, int], ...] = ()  # the concepts it asks of one another, as one event of one visit, each the
+    # thing asked and what it is asked of ("Who had an X-ray *of the* knee?", "…surgery *on her* hip?", "…a fracture
+    # *after a* fall?": :data:`_OF_ONE`): a patient whose records say each at another visit (an X-ray of the wrist, knee
+    # pain a year later) is no answer, nor one whose records say only what it is asked of (knee pain)
     begun: frozenset[int] = frozenset()  # the concepts it asks about as started ("Who was *started on* apixaban?",
     # "…*initiated on* insulin?"): only a record writing a start beside it tells one ("Start basal insulin glargine",
     # "restart apixaban on day 6"), not "Continue apixaban" nor a list of current medications
@@ -883,6 +887,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
     negated = frozenset(i for i, said in enumerate(how) if said and said <= {False, ENDED, NEVER})
     kin = frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                     if {None, KIN_DENIED} & _polarities(text[relative:], [concept])[1])
+    done = frozenset(i for i, concept in enumerate(concepts)
+                     if {word.casefold() for word in concept.text.split()} <= said and everyday(concept))
+    where = frozenset(i for i, place in enumerate(places) if place is not None and _CARED_IN.search(text[:place[0]]))
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
                     kindred=frozenset().union(*(KINDRED.get(word, ()) for word in re.findall(r"[a-z]+", text.casefold()))),
                     whether=named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
@@ -894,16 +901,39 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     had=frozenset(i for i in declared if _HAD.search(text[:places[i][0]])),
                     averted=frozenset(i for i, (concept, (_, relative)) in enumerate(zip(concepts, reaches))
                                       if AVERTED in _polarities(text[relative:], [concept], kin=True)[1]),
-                    done=frozenset(i for i, concept in enumerate(concepts)
-                                   if {word.casefold() for word in concept.text.split()} <= said and everyday(concept)),
-                    where=frozenset(i for i, place in enumerate(places) if place is not None
-                                    and _CARED_IN.search(text[:place[0]])),
+                    done=done, where=where,
                     often=frozenset(i for i, place in enumerate(places) if place is not None and _asked_often(text, places, i)),
                     past=frozenset(i for i, (concept, place) in enumerate(zip(concepts, places))
                                    if i not in negated and place is not None
                                    and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)),
                     begun=frozenset(i for i, place in enumerate(places)
-                                    if place is not None and _BEGUN_ASKED.search(text, 0, place[0])))
+                                    if place is not None and _BEGUN_ASKED.search(text, 0, place[0])),
+                    of_one=_of_one(text, concepts, places, done | where))
+
+
+#: What joins a thing a question asks about to the next as one event, between them: a test or a procedure of a part of
+#: the body, a thing on or in one, a thing after or from another ("an X-ray *of the* knee", "surgery *on her* hip", "a
+#: fracture *after a* fall").
+_OF_ONE = re.compile(r"\s+(?:of|on|in|after|from)\s+(?:(?:a|an|the|his|her|their|my|your|our|both)\s+)?", re.IGNORECASE)
+
+
+def _of_one(text: str, concepts: list[Concept], places: list[tuple[int, int] | None],
+            apart: frozenset[int]) -> tuple[tuple[int, int], ...]:
+    """The concepts ``text`` joins to the next by :data:`_OF_ONE`, each with it — neither of them context ("a history *of*
+    hypertension" asks for hypertension) nor ``apart``: what is done, in words the parser took for verbs, and where
+    patients are cared for or live (:attr:`Analysis.done`, :attr:`Analysis.where`: "Which patients *live in* a nursing
+    home?" asks for a nursing home)."""
+    return tuple((i, i + 1) for i, (before, after) in enumerate(zip(places, places[1:]))
+                 if before is not None and after is not None and before[1] <= after[0] and not {i, i + 1} & apart
+                 and not is_context(concepts[i]) and not is_context(concepts[i + 1])
+                 and _OF_ONE.fullmatch(text, before[1], after[0]))
+
+
+def of_one_said(question: str, analysis: Analysis) -> str:
+    """The words of ``question`` that ask its things of one another (:attr:`Analysis.of_one`): "X-ray of the knee"."""
+    places = [place for pair in analysis.of_one for i in pair
+              if (place := _place(question, analysis.concepts[i])) is not None]
+    return question[min(start for start, _ in places):max(end for _, end in places)] if places else ""
 
 
 #: How a question asks a thing as started, right before it: "started on", "initiated on", "begun on", "put on",

@@ -55,8 +55,8 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
 from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, Concept, affirms, analyse, asked, focal, grounding,
-                            mention_counts, mentions, names_kind, otherwise, spelled_out, tells, things_asked, touches,
-                            unshouted, unstated, ways_said, weighed, weighing, written_out)
+                            mention_counts, mentions, names_kind, of_one_said, otherwise, spelled_out, tells, things_asked,
+                            touches, unshouted, unstated, ways_said, weighed, weighing, written_out)
 from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
@@ -67,7 +67,8 @@ from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, s
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient
+from summarizer.answer import (FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient,
+                               visit_key)
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import asking_sentence, kind_of
 from summarizer.sentences import quotable
@@ -660,19 +661,29 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
     # the patients whose passages say all of it; when none's do, those saying part — a patient's best passage may
     # leave the rest to passages that did not make the hits ("…had a hip fracture after a fall") — but where the
     # question asks for both, each saying one is not the answer ("Any patients with both COPD and heart failure?")
-    whole = _of_whole(told, len(groups), dict(cited), telling)
+    # … and where it asks them of one another ("an X-ray of the knee"), the records of one visit must say those together
+    joined = {g for g, group in enumerate(groups) for pair in analysis.of_one if set(group) & set(pair)}
+    whole = _of_whole(told, len(groups), dict(cited), telling, joined)
     # … unless the hits mention a thing told by none of them only otherwise: then they say it is not so as asked
     # ("Which patients with diabetes had a colonoscopy?" of "Outpatient colonoscopy and upper endoscopy …": planned)
     untold = [i for g, group in enumerate(groups) if not any(g in things for things in told.values()) for i in group]
     otherwise_said = [i for i in untold if any(mentions(text, [analysis.concepts[i]])
                                                for texts in judged.values() for text in texts)]
-    if whole or (telling and not analysis.together and not otherwise_said):
+    if whole or (telling and not analysis.together and not joined and not otherwise_said):
         # how much of it each passage says: of a patient's sentences saying as much, one whose passage says more leads
         around = {n: sum(weights.get(tuple(groups[g]), 0.0) for g in things) for n, things in told.items()} if weights else None
         return Focus(passages=(whole or telling) | withheld, weigh=weigh, told=True, other=other, around=around)
     if telling and analysis.together:
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
                      + " and ".join(_said(analysis, group) for group in groups) + " of one patient")
+    if telling and joined and not otherwise_said:  # … and when none's do, those saying the thing asked, not only what
+        # it is asked of: the knee of an X-ray of it may be left to passages that did not make the hits, not the X-ray
+        heads = {g for g, group in enumerate(groups) for head, _ in analysis.of_one if head in group}
+        leading = {n for n in telling if told[n] & heads}
+        if leading:
+            return Focus(passages=leading | withheld, weigh=weigh, told=True, other=other)
+        return Focus(passages=withheld, weigh=weigh,
+                     unsaid=f"none of the closest records says {of_one_said(answer.question, analysis)}")
     texts = [text for said in judged.values() for text in said]
     if otherwise_said:
         return Focus(passages=withheld, weigh=weigh,
@@ -716,14 +727,21 @@ def _contradicted(told: dict[int, set[int]], said: dict[int, set[int]], hits: di
     return {n for n in told if hits[n].patient in against}
 
 
-def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], telling: set[int]) -> set[int]:
+def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], telling: set[int],
+              joined: set[int] = frozenset()) -> set[int]:
     """Of the passages (1-based) ``telling`` some of the ``things`` a question asks about (``told``: which, by passage),
-    those of the patients whose passages between them tell each: "Which patients had surgery on their hip?" is
-    answered by the patient whose records say both, not by every "Department: surgery"."""
+    those of the patients whose passages between them tell each — and the things ``joined`` (asked of one another:
+    :attr:`nodes.concepts.Analysis.of_one`) in the records of one visit (:func:`summarizer.answer.visit_key`): "Which
+    patients had surgery on their hip?" is answered by the patient whose records of a stay say both, not by every
+    "Department: surgery", nor "Who had an X-ray of the knee?" by one X-rayed for a broken wrist who had knee pain at
+    another visit."""
     by_patient: dict[str | None, set[int]] = {}
+    by_visit: dict[tuple[str | None, tuple[str, str]], set[int]] = {}
     for n in telling:
         by_patient.setdefault(hits[n].patient, set()).update(told[n])
-    return {n for n in telling if len(by_patient[hits[n].patient]) == things}
+        by_visit.setdefault((hits[n].patient, visit_key(hits[n])), set()).update(told[n])
+    together = {patient for (patient, _), things_told in by_visit.items() if joined <= things_told}
+    return {n for n in telling if len(by_patient[hits[n].patient]) == things and hits[n].patient in together}
 
 
 def _topic(analysis: Analysis) -> tuple[Callable[[str], bool], str] | None:

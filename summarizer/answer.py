@@ -137,6 +137,21 @@ def record_key(hit: Hit) -> tuple[str, str]:
     return hit.path, record_of(hit)
 
 
+#: The metadata fields that say which stay or visit a record tells of: an admission's notes and its row (the demo's
+#: ``admission_id``, MIMIC-IV's ``hadm_id``), an encounter's. A record naming none is a visit of its own.
+VISIT_FIELDS = ("admission_id", "hadm_id", "encounter_id")
+
+
+def visit_key(hit: Hit) -> tuple[str, str]:
+    """The stay or visit a hit's passage tells of (:data:`VISIT_FIELDS`), with the organization holding it; its record
+    (:func:`record_key`) when its metadata names none."""
+    for field in VISIT_FIELDS:
+        value = hit.metadata.get(field)
+        if value not in (None, ""):
+            return hit.org, f"{field}={value}"
+    return record_key(hit)
+
+
 def passage_number(passage_id: str) -> int:
     """Where a passage stands in its record: ``<record>#<n>`` is its ``n``-th (0 for an id without a number)."""
     numbered = _NUMBERED.search(passage_id)

@@ -828,6 +828,48 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
     assert _of_whole({1: told[1], 2: told[2]}, len(groups), hits, {1, 2}) == set(), "nobody's say both: none whole"
 
 
+def test_things_asked_of_one_another_are_told_by_the_records_of_one_visit():
+    """"Who had an X-ray of the knee?" is no more answered by a patient X-rayed for a broken wrist who had knee pain at
+    another visit than "Who had a hip fracture after a fall?" by "Left wrist pain after a fall.": asked of one another,
+    things are told by the records of one stay (an admission's row and its notes: ``admission_id``); and when no
+    patient's records say both, only what is asked is quoted (the X-ray, not the knee pain), or nothing."""
+    from bus.asking import Answer
+    from nodes.gateway import _focus, _of_whole
+
+    assert analyse("Who had an X-ray of the knee?").of_one == ((0, 1),)
+    assert analyse("Which patients had surgery on their hip?").of_one == ((0, 1),)
+    for apart in ["Which patients with diabetes had a colonoscopy?", "Which patients have hypertension and diabetes?",
+                  "Which patients have a history of hypertension?", "Which patients on warfarin have atrial fibrillation?"]:
+        assert analyse(apart).of_one == (), apart
+
+    def visit(n: int, text: str, patient: str, stay: str) -> Hit:
+        return Hit(id=f"r{n}", org="h", path="h.u", score=1.0 - n / 10, text=text, patient=patient,
+                   metadata={"admission_id": stay})
+
+    question = "Who had an X-ray of the knee?"
+    analysis = analyse(question)
+    hits = {1: visit(1, "Radiographs show a distal radius fracture.", "Ana Ruiz", "A1"),
+            2: visit(2, "Chronic left knee pain.", "Ana Ruiz", "A2"),
+            3: visit(3, "Chronic right knee pain.", "Bo Lee", "B1"),
+            4: visit(4, "Weight-bearing radiographs show narrowing.", "Bo Lee", "B1")}
+    groups = asked(analysis)
+    told = {n: {g for g, group in enumerate(groups) if tells(hit.text, analysis, group)} for n, hit in hits.items()}
+    assert told == {1: {0}, 2: {1}, 3: {1}, 4: {0}}
+    assert _of_whole(told, len(groups), hits, set(hits)) == {1, 2, 3, 4}, "between them, each patient's records say both"
+    assert _of_whole(told, len(groups), hits, set(hits), {0, 1}) == {3, 4}, "only his say both of one stay"
+    focus = _focus(analysis, None, Answer(question=question, hits=list(hits.values())))
+    assert focus.passages == {3, 4} and focus.told
+
+    skin = "Who had a biopsy of the skin?"
+    hits = [visit(1, "The skin is intact.", "Cy Diaz", "C1"), visit(2, "Bone biopsy and culture.", "Di Moss", "D1")]
+    focus = _focus(analyse(skin), None, Answer(question=skin, hits=hits))
+    assert focus.passages == {2}, "no record says both: the biopsy may be of the skin, intact skin is no biopsy"
+    abdomen = "Who had an ultrasound of the abdomen?"
+    hits = [visit(1, "The abdomen is distended and tympanic.", "Cy Diaz", "C1")]
+    focus = _focus(analyse(abdomen), None, Answer(question=abdomen, hits=hits))
+    assert not focus.passages and focus.unsaid == "none of the closest records says ultrasound of the abdomen"
+
+
 def test_a_patients_own_name_is_none_of_what_is_asked():
     """"Which patients have Wilson's disease?" quoted the case study's Michael Wilson beside the patient who has it: his
     passage opens with his name and lists a chronic kidney disease. What an answer leans on is judged without the
