@@ -2014,8 +2014,9 @@ def _hypothetical(preceding: tuple[str, ...], suspected: bool = False) -> bool:
 #: presentation" in a discharge summary was done by the time it was written. An order a clause opens with, given only
 #: if or below or above a value, is planned too: "Transfuse one unit of packed red cells for hemoglobin below 7 g/dL",
 #: "Insulin sliding scale for glucose above 200" (not "Started on insulin for glucose above 400", "Transfused two units
-#: for hemoglobin below 7": done, for a reason); so is what a plan's noun right after it says a plan is of: "Restrictive
-#: transfusion strategy targeting hemoglobin of 7 to 8 g/dL".
+#: for hemoglobin below 7": done, for a reason), and one given only with what it is for: "Renal ultrasound to exclude
+#: obstruction" (not "CT to exclude pulmonary embolism was negative"); so is what a plan's noun right after it says a
+#: plan is of: "Restrictive transfusion strategy targeting hemoglobin of 7 to 8 g/dL".
 PLANNED = "planned"
 _PLANNING = frozenset("""will plan plans planned planning scheduled schedule upcoming arrange arranged arranging outpatient
 recommend recommended consider considering""".split())
@@ -2030,6 +2031,12 @@ _BOUNDS = frozenset("below under above over less greater exceeds exceeding".spli
 _PLAN_NOUNS = frozenset("strategy strategies protocol protocols plan plans threshold thresholds goal goals".split())
 #: … unless the clause says it was done: "Insulin drip was given for glucose above 400".
 _DONE = frozenset("was were had been given".split())
+#: Words that, right after "to", give what an order a clause opens with is for: "Renal ultrasound *to exclude*
+#: obstruction", "Foot radiographs and MRI *to rule out* osteomyelitis", "Echocardiogram *to assess* …" (:func:`_for`).
+_PURPOSES = frozenset("exclude rule evaluate assess check screen look confirm investigate".split())
+#: … unless the clause says it was done, or what it found: "CT to exclude pulmonary embolism *was negative*".
+_FOUND = _DONE | frozenset("showed shows revealed reveals demonstrated demonstrates performed obtained done negative "
+                           "positive unremarkable normal".split())
 
 
 def _conditional(after: tuple[str, ...]) -> bool:
@@ -2037,6 +2044,13 @@ def _conditional(after: tuple[str, ...]) -> bool:
     within three words, a bound ("Transfuse … for hemoglobin below 7", "Hold metoprolol for heart rate below 60")."""
     return "if" in after or any(word == "for" and not _BOUNDS.isdisjoint(after[i + 1:i + 4])
                                 for i, word in enumerate(after))
+
+
+def _for(after: tuple[str, ...]) -> bool:
+    """Whether the words ``after`` an order's mention give only what it is for (:data:`_PURPOSES`), within the first
+    words, and nothing of it done or found (:data:`_FOUND`): "Renal ultrasound to exclude obstruction." is ordered,
+    "CT to exclude pulmonary embolism was negative." done."""
+    return _FOUND.isdisjoint(after) and any(word == "to" and then in _PURPOSES for word, then in zip(after[:4], after[1:5]))
 
 
 def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = False) -> bool:
@@ -2047,6 +2061,8 @@ def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = Fals
     if after[:1] and after[0] in _PLAN_NOUNS:  # "Restrictive transfusion strategy targeting hemoglobin of 7 to 8"
         return True
     if opens and _DONE.isdisjoint(after) and _conditional(after):
+        return True
+    if opens and _for(after):
         return True
     after = after[:PLAN_REACH]
     for i, word in enumerate(after):

@@ -1311,6 +1311,14 @@ def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
         assert not tells(ordered, given, [0]) and tells(ordered, on, [0]), ordered
     for done in ("Started on insulin for glucose above 400.", "Insulin drip was given for glucose above 400."):
         assert tells(done, given, [0]), done
+    # an order given with only what it is for: "Which patients had a renal ultrasound?" quoted "Renal ultrasound to
+    # exclude obstruction." of the demo's plans, and "Who had foot radiographs?" "Foot radiographs and MRI to exclude …"
+    ultrasound, needs = analysed("Which patients had a renal ultrasound?"), analysed("Who needs a renal ultrasound?")
+    for ordered in ("Renal ultrasound to exclude obstruction.", "Renal ultrasound and CT to rule out a stone."):
+        assert not tells(ordered, ultrasound, [0]) and tells(ordered, needs, [0]), ordered
+    for done in ("A renal ultrasound was obtained to exclude obstruction.", "Renal ultrasound to exclude obstruction was "
+                 "negative.", "Renal ultrasound showed no hydronephrosis."):
+        assert tells(done, ultrasound, [0]), done
 
 
 def test_what_is_held_to_be_taken_again_was_taken_and_is_not_now():
