@@ -914,7 +914,7 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
 #: What joins a thing a question asks about to the next as one event, between them: a test or a procedure of a part of
 #: the body, a thing on or in one, a thing after or from another ("an X-ray *of the* knee", "surgery *on her* hip", "a
 #: fracture *after a* fall").
-_OF_ONE = re.compile(r"\s+(?:of|on|in|after|from)\s+(?:(?:a|an|the|his|her|their|my|your|our|both)\s+)?", re.IGNORECASE)
+_OF_ONE = re.compile(rf"\s+(?:of|on|in|after|from)\s+(?:(?:{'|'.join((*WHOSE, 'both'))})\s+)?", re.IGNORECASE)
 
 
 def _of_one(text: str, concepts: list[Concept], places: list[tuple[int, int] | None],

@@ -736,12 +736,16 @@ def _of_whole(told: dict[int, set[int]], things: int, hits: dict[int, Hit], tell
     "Department: surgery", nor "Who had an X-ray of the knee?" by one X-rayed for a broken wrist who had knee pain at
     another visit."""
     by_patient: dict[str | None, set[int]] = {}
-    by_visit: dict[tuple[str | None, tuple[str, str]], set[int]] = {}
     for n in telling:
         by_patient.setdefault(hits[n].patient, set()).update(told[n])
+    whole = {n for n in telling if len(by_patient[hits[n].patient]) == things}
+    if not joined:
+        return whole
+    by_visit: dict[tuple[str | None, tuple[str, str]], set[int]] = {}
+    for n in whole:
         by_visit.setdefault((hits[n].patient, visit_key(hits[n])), set()).update(told[n])
     together = {patient for (patient, _), things_told in by_visit.items() if joined <= things_told}
-    return {n for n in telling if len(by_patient[hits[n].patient]) == things and hits[n].patient in together}
+    return {n for n in whole if hits[n].patient in together}
 
 
 def _topic(analysis: Analysis) -> tuple[Callable[[str], bool], str] | None:
