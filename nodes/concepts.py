@@ -2530,6 +2530,9 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
             continue
         if i in analysis.begun and not analysis.whether and not _begun_beside(text, analysis.concepts[i]):
             continue  # asked as started, and not written so
+        if any(_sited_otherwise(text, analysis.concepts[i], analysis.concepts[part])
+               for head, part in analysis.of_one if head == i):
+            continue  # asked of one part of the body, and written of another
         mentioned, polarities = _polarities(text, [analysis.concepts[i]])
         if i in analysis.kin:  # asked of a relative: told by a relative's mention only, of the relative named if one is
             if None in polarities and (not analysis.kindred or _of_kindred(text, analysis.concepts[i], analysis.kindred)):
@@ -2540,6 +2543,67 @@ def tells(text: str, analysis: Analysis, indices: list[int]) -> bool:
         if mentioned and not polarities and i not in analysis.negated:
             return True
     return False
+
+
+#: Parts of the body, as the words a record puts right before a test or a procedure ("a *wrist* X-ray", "*bone* biopsy")
+#: or after it and "of", "on" or "in" ("an X-ray *of the left knee*"): where it was done (:func:`_sited_otherwise`).
+SITES = frozenset("""
+    head brain skull face facial eye eyes orbit ear ears nose nasal sinus sinuses mouth jaw neck throat thyroid chest
+    breast breasts lung lungs pulmonary heart cardiac abdomen abdominal pelvis pelvic back spine spinal lumbar cervical
+    thoracic sacral shoulder shoulders arm arms elbow elbows forearm wrist wrists hand hands finger fingers thumb hip hips
+    thigh femur femoral knee knees leg legs shin tibia ankle ankles foot feet heel toe toes skin bone bones marrow liver
+    hepatic kidney kidneys renal bladder prostate uterus uterine ovary ovaries ovarian colon rectum rectal stomach gastric
+    esophagus esophageal pancreas pancreatic gallbladder spleen lymph node nodes muscle carotid aorta aortic
+""".split())
+_SITES = frozenset(_stems(" ".join(SITES)))
+#: Words that may stand between a test or procedure and the part of the body it is of: "of the left knee", "on her
+#: right hip", "great toe" apart.
+_SIDES = frozenset(_stems("left right bilateral lower upper both great"))
+_SITED_BY = frozenset("of on in".split())
+_AND = frozenset("and or".split())
+
+
+def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
+    """Whether ``text`` writes ``thing`` (a test or a procedure a question asks of a part of the body, ``part``: "a
+    biopsy *of the skin*") only of other parts: every place it is written names a part of the body right before it or
+    after "of", "on" or "in" (:data:`SITES`), none of them ``part`` — "Left great toe amputation with bone biopsy"
+    is no biopsy of the skin, a "Chest radiograph" no X-ray of the knee. A place naming no part says nothing either
+    way, and a ``part`` that is no part of the body (a fracture "after a fall") none at all."""
+    own = frozenset(term for option in part.alternatives for term in option)
+    if not own or not own <= _SITES:
+        return False
+    placed = False
+    for words, stems, *_ in _clauses(text):
+        for need, option in _needs(thing):
+            terms = [term for term in lexical.held_terms(option) if term in need]
+            if not terms:
+                continue
+            for at in _placed(frozenset(terms[:1]), stems):
+                end = at + 1
+                while end < len(stems) and len(terms) > end - at and terms[end - at] in stems[end]:
+                    end += 1
+                sites: set[str] = set()
+                before = at - 1
+                while before >= 0 and (words[before] in _AND or stems[before] and stems[before] <= _SITES | _SIDES):
+                    sites |= stems[before] & _SITES
+                    before -= 1
+                if end < len(words) and words[end] in _SITED_BY:
+                    after = end + 1
+                    while after < len(words) and (words[after] in WHOSE or words[after] in _AND
+                                                  or stems[after] and stems[after] <= _SITES | _SIDES):
+                        sites |= stems[after] & _SITES
+                        after += 1
+                if not sites or sites & own:
+                    return False
+                placed = True
+    return placed
+
+
+def sited_elsewhere(texts: list[str], analysis: Analysis, indices: list[int]) -> bool:
+    """Whether one of ``texts`` writes one of the question's concepts at ``indices`` only of other parts of the body
+    than it is asked of (:func:`_sited_otherwise`): what a refusal says of records with a wrist X-ray, asked of a knee."""
+    return any(_sited_otherwise(text, analysis.concepts[head], analysis.concepts[part])
+               for text in texts for head, part in analysis.of_one if head in indices)
 
 
 def _of_kindred(text: str, concept: Concept, kindred: frozenset[str]) -> bool:
@@ -2636,17 +2700,20 @@ def named_share(things: list[list[list[str]]]) -> Callable[[str], float]:
 
 
 def weighing(analysis: Analysis, stats: CollectionStats | None) -> dict[tuple[int, ...], float] | None:
-    """How much each thing a question asks about (:func:`asked`) weighs in its answer's sentences: the thing it asks
-    for by name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?", "What was his *glucose* …?") one
-    more than all the others together, and each a share of one by its rarity among the passages the caller may search
-    (inverse document frequency) — what a sentence saying it tells of the question that one saying another does not ("Which
-    patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are few, tells
-    more than one more on heart failure). One thing asked about weighs one: a sentence saying it leads its patient's
-    sentences ("Is Justin Ramirez anticoagulated?" is answered by his "Apixaban 5 mg twice daily (to restart)", not
-    by the sentence most similar to the question of the note that says it, "Occasional cannabis use"). ``None``
-    when there is nothing asked about, or the records' counts of several things are not known."""
+    """How much each thing a question asks about (:func:`asked`) weighs in its answer's sentences: the thing it asks for by
+    name (:attr:`Analysis.wanted`: "What *imaging* was done for headache?", "What was his *glucose* …?") one more than
+    all the others together — or else, of things asked of one another, the thing asked (:attr:`Analysis.of_one`: the
+    X-ray of "an X-ray of the knee", not the knee) — and each a share of one by its rarity among the passages the caller
+    may search (inverse document frequency) — what a sentence saying it tells of the question that one saying another
+    does not ("Which patients with heart failure were started on sacubitril?": a note on sacubitril, of which there are
+    few, tells more than one more on heart failure). One thing asked about weighs one: a sentence saying it leads its
+    patient's sentences ("Is Justin Ramirez anticoagulated?" is answered by his "Apixaban 5 mg twice daily (to
+    restart)", not by the sentence most similar to the question of the note that says it, "Occasional cannabis use").
+    ``None`` when there is nothing asked about, or the records' counts of several things are not known."""
     groups = asked(analysis)
-    wanted = [analysis.wanted in group for group in groups]
+    heads = {analysis.wanted} if analysis.wanted is not None else \
+        {head for head, _ in analysis.of_one} - {part for _, part in analysis.of_one}
+    wanted = [bool(heads & set(group)) for group in groups]
     if len(groups) == 1:
         return {tuple(groups[0]): 1.0 + float(wanted[0])}
     counted = mention_counts(analysis, stats)

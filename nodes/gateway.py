@@ -55,8 +55,8 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
 from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, Concept, affirms, analyse, asked, focal, grounding,
-                            mention_counts, mentions, names_kind, of_one_said, otherwise, spelled_out, tells, things_asked,
-                            touches, unshouted, unstated, ways_said, weighed, weighing, written_out)
+                            mention_counts, mentions, names_kind, of_one_said, otherwise, sited_elsewhere, spelled_out, tells,
+                            things_asked, touches, unshouted, unstated, ways_said, weighed, weighing, written_out)
 from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
@@ -769,7 +769,8 @@ def _said(analysis: Analysis, indices: list[int]) -> str:
 def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
     """How the records' ``texts`` mention the question's concepts at ``indices`` when none says them as asked: at other
     values, with the other polarity — the ways they do ("only as planned", not every way there is) — of a relative
-    (:data:`nodes.concepts.RELATIVES`), or, asked of one relative, of others."""
+    (:data:`nodes.concepts.RELATIVES`), or, asked of one relative, of others, or of other parts of the body than asked
+    (:func:`nodes.concepts.sited_elsewhere`: "X-ray only of other parts of the body")."""
     held_to = [comparison.text for comparison in analysis.compared if comparison.concept in indices]
     if held_to:
         return ", none " + " or ".join(held_to)
@@ -784,6 +785,8 @@ def _how_else(analysis: Analysis, indices: list[int], texts: list[str]) -> str:
         ways = ways_said(texts, analysis, indices)
         if ways:
             return " only as " + (ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1])
+        if sited_elsewhere(texts, analysis, indices):
+            return " only of other parts of the body"
     return " otherwise"
 
 

@@ -861,13 +861,52 @@ def test_things_asked_of_one_another_are_told_by_the_records_of_one_visit():
     assert focus.passages == {3, 4} and focus.told
 
     skin = "Who had a biopsy of the skin?"
-    hits = [visit(1, "The skin is intact.", "Cy Diaz", "C1"), visit(2, "Bone biopsy and culture.", "Di Moss", "D1")]
+    hits = [visit(1, "The skin is intact.", "Cy Diaz", "C1"), visit(2, "A punch biopsy was sent.", "Di Moss", "D1")]
     focus = _focus(analyse(skin), None, Answer(question=skin, hits=hits))
     assert focus.passages == {2}, "no record says both: the biopsy may be of the skin, intact skin is no biopsy"
     abdomen = "Who had an ultrasound of the abdomen?"
     hits = [visit(1, "The abdomen is distended and tympanic.", "Cy Diaz", "C1")]
     focus = _focus(analyse(abdomen), None, Answer(question=abdomen, hits=hits))
     assert not focus.passages and focus.unsaid == "none of the closest records says ultrasound of the abdomen"
+
+
+def test_a_test_asked_of_one_part_of_the_body_is_not_told_by_one_of_another():
+    """"Who had a biopsy of the skin?" quoted the demo's "Left great toe amputation with bone biopsy and culture.": no
+    record said a skin biopsy, and a biopsy said of the bone is none. A test or a procedure asked of a part of the body
+    is told by a mention naming that part or none, before it or after "of", "on" or "in" — not by one naming only
+    others; nor does a visit holding a wrist X-ray and knee pain hold an X-ray of the knee."""
+    from bus.asking import Answer
+    from nodes.gateway import _focus
+
+    def told(text: str, question: str) -> bool:
+        analysis = analyse(question)
+        return tells(text, analysis, [analysis.of_one[0][0]])
+
+    knee, skin = "Who had an X-ray of the knee?", "Who had a biopsy of the skin?"
+    for text in ["Left great toe amputation with bone biopsy and culture.", "Biopsy of the bone showed osteomyelitis."]:
+        assert not told(text, skin), text
+    for text in ["Skin biopsy showed eczema.", "Biopsy of the left forearm skin was benign.", "A punch biopsy was done."]:
+        assert told(text, skin), text
+    for text in ["Chest radiograph showed a left lower lobe consolidation.", "Wrist X-ray showed a fracture.",
+                 "Knee pain and a chest X-ray."]:
+        assert not told(text, knee), text
+    for text in ["X-ray of the right knee showed an effusion.", "Right knee x-rays were normal.",
+                 "Radiographs of both knees show narrowing.", "X-rays of the wrist and knee were normal.",
+                 "Weight-bearing radiographs show narrowing."]:
+        assert told(text, knee), text
+    assert told("Hip fracture.", "Who had a fracture after a fall?"), "a fall is no part of the body"
+
+    hits = [Hit(id=f"r{n}", org="h", path="h.u", score=1.0 - n / 10, text=text, patient="Ana Ruiz",
+                metadata={"admission_id": "A1"})
+            for n, text in enumerate(["Wrist X-ray shows a distal radius fracture.", "Chronic left knee pain."], 1)]
+    focus = _focus(analyse(knee), None, Answer(question=knee, hits=hits))
+    assert not focus.passages and focus.unsaid == "the closest records mention X-ray only of other parts of the body"
+    hits = [Hit(id="r1", org="h", path="h.u", score=0.9, text="Left great toe amputation with bone biopsy and culture.",
+                patient="Mei Ito", metadata={"admission_id": "M1"}),
+            Hit(id="r2", org="h", path="h.u", score=0.8, text="The skin over the heel is intact.", patient="Mei Ito",
+                metadata={"admission_id": "M1"})]
+    focus = _focus(analyse(skin), None, Answer(question=skin, hits=hits))
+    assert not focus.passages and focus.unsaid == "the closest records mention biopsy only of other parts of the body"
 
 
 def test_a_patients_own_name_is_none_of_what_is_asked():
@@ -1063,6 +1102,24 @@ def test_a_question_asking_for_a_thing_by_name_wants_it_above_the_rest():
     assert analyse("What is (are) Glaucoma ?").wanted is None
     weights = weighing(imaging, CollectionStats(docs=1000, concepts=[400, 10]))  # imaging far commoner
     assert weights[(0,)] >= 1.0 > weights[(1,)], "what is asked for outweighs all the rest, however common"
+
+
+def test_of_things_asked_of_one_another_the_thing_asked_leads():
+    """"Who had a fracture of the wrist?" named the demo's patients by "Right wrist pain after a fall.", the wrist being
+    rarer than fractures among the records, though the notes of the same visits say "Radiographs show a … distal radius
+    fracture": the fracture is what is asked, the wrist what it is asked of. So it weighs as a thing asked for by name."""
+    from nodes.concepts import weighed, weighing
+
+    wrist = analyse("Who had a fracture of the wrist?")
+    weights = weighing(wrist, CollectionStats(docs=1000, concepts=[40, 10]))  # the wrist rarer
+    assert weights[(0,)] >= 1.0 > weights[(1,)]
+    said = {text: sum(weighed(text, wrist, weights).values())
+            for text in ["Right wrist pain after a fall.", "Radiographs show a distal radius fracture."]}
+    assert said["Radiographs show a distal radius fracture."] > said["Right wrist pain after a fall."], said
+    chained = analyse("Who had an X-ray of the knee after a fall?")
+    assert chained.of_one == ((0, 1), (1, 2))
+    weights = weighing(chained, CollectionStats(docs=1000, concepts=[40, 10, 10]))
+    assert weights[(0,)] >= 1.0 > max(weights[(1,)], weights[(2,)]), "the knee is asked of the X-ray, the fall of the knee"
 
 
 async def test_an_answer_asking_for_a_thing_by_name_quotes_only_what_mentions_it(demo_federation, nc):
