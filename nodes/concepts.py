@@ -580,7 +580,7 @@ def spelled_out(question: str) -> str:
     return _LAY_NAME.sub(clinical, _BRAND.sub(generic, _ABBREVIATION.sub(spell, question)))
 
 
-#: Kinds of drug, imaging and laboratory test a question may ask about by kind, and common members of each (words): a
+#: Kinds of drug, imaging, laboratory test and surgery a question may ask about by kind, and common members of each (words): a
 #: passage naming a member mentions the kind ("Which patients missed antiepileptic doses?" is answered by a note of
 #: missed levetiracetam, "What imaging was done for headache?" by one of a head CT), but not the other way round (a
 #: question about warfarin is not answered by apixaban).
@@ -621,6 +621,9 @@ KINDS = [
                                        "angiography tomography fluoroscopy mammogram"),
     (["lab", "labs", "laboratory"], "creatinine potassium sodium hemoglobin troponin glucose lactate a1c inr "
                                     "platelets bilirubin albumin"),
+    (["surgery", "operation", "surgical procedure"],  # "surgery on her knee" of a total knee arthroplasty
+     "arthroplasty hemiarthroplasty amputation appendectomy cholecystectomy colectomy laparotomy mastectomy lumpectomy "
+     "lobectomy craniotomy thyroidectomy hysterectomy nephrectomy prostatectomy herniorrhaphy fasciotomy"),
 ]
 #: Heart disease as a kind, its names and its members: what "heart problems" are too (:data:`TROUBLES`).
 _HEART_DISEASE = (["heart disease", "cardiac disease"],
@@ -2096,10 +2099,14 @@ def _seldom(words: tuple[str, ...], first: int, last: int) -> bool:
 
 
 #: The polarity of a mention in what a department's or a service's heading heads ("Department: surgery.", "Service:
-#: Cardiology.", "Specialty: Orthopedic Surgery."): where the patient was cared for, not what was done or found — it tells
-#: no question ("Which patients had surgery?").
+#: Cardiology.", "Specialty: Orthopedic Surgery."), or right before such a word (:data:`_UNITS`: "the surgery service"):
+#: where the patient was cared for, not what was done or found — it tells no question ("Which patients had surgery?")
+#: but one asking where ("…admitted to surgery?").
 UNIT = "the name of a department or service"
 _UNIT_HEADINGS = frozenset("department dept service specialty speciality unit ward".split())
+#: The words that, right after a thing, make it a department's or a service's name: "referred to the *surgery service*
+#: for abdominal pain", "seen in the emergency department" — not what was done ("Which patients had surgery?").
+_UNITS = frozenset("department departments dept service services".split())
 #: The words right before a thing a question asks as where the patient was cared for (:attr:`Analysis.where`).
 _CARED_IN = re.compile(r"\b(?:in|to|by|on|under|from)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 
@@ -2428,7 +2435,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
     possibility, :data:`AVERTED` where a vaccine or a screening is for it, :data:`PLANNED` where it is only planned,
-    :data:`SELDOM` where said seldom or little, :data:`UNIT` where a department's heading heads it;
+    :data:`SELDOM` where said seldom or little, :data:`UNIT` where a department's heading heads it or it names one;
     none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast
     heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
@@ -2455,7 +2462,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
             places = _placed(need, stems)
             if not places:
                 continue
-            if in_unit:
+            if in_unit or (places[-1] + 1 < len(words) and words[places[-1] + 1] in _UNITS):
                 said.add(UNIT)
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
@@ -2553,9 +2560,15 @@ SITES = frozenset("""
     thoracic sacral shoulder shoulders arm arms elbow elbows forearm wrist wrists hand hands finger fingers thumb hip hips
     thigh femur femoral knee knees leg legs shin tibia ankle ankles foot feet heel toe toes skin bone bones marrow liver
     hepatic kidney kidneys renal bladder prostate uterus uterine ovary ovaries ovarian colon rectum rectal stomach gastric
-    esophagus esophageal pancreas pancreatic gallbladder spleen lymph node nodes muscle carotid aorta aortic
+    esophagus esophageal pancreas pancreatic gallbladder spleen lymph node nodes muscle carotid aorta aortic appendix
 """.split())
 _SITES = frozenset(_stems(" ".join(SITES)))
+#: Procedures whose names say where they are done ("remote appendectomy" is no surgery on the knee).
+SITED_BY_NAME = {"appendectomy": "appendix", "cholecystectomy": "gallbladder", "colectomy": "colon", "mastectomy": "breast",
+                 "lumpectomy": "breast", "lobectomy": "lung", "thyroidectomy": "thyroid", "hysterectomy": "uterus",
+                 "nephrectomy": "kidney", "prostatectomy": "prostate", "craniotomy": "head brain skull",
+                 "laparotomy": "abdomen abdominal", "mammogram": "breast", "echocardiogram": "heart cardiac"}
+_SITED_BY_NAME = {_stems(name)[0]: frozenset(_stems(sites)) for name, sites in SITED_BY_NAME.items()}
 #: Words that may stand between a test or procedure and the part of the body it is of: "of the left knee", "on her
 #: right hip", "great toe" apart.
 _SIDES = frozenset(_stems("left right bilateral lower upper both great"))
@@ -2566,8 +2579,9 @@ _AND = frozenset("and or".split())
 def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
     """Whether ``text`` writes ``thing`` (a test or a procedure a question asks of a part of the body, ``part``: "a
     biopsy *of the skin*") only of other parts: every place it is written names a part of the body right before it or
-    after "of", "on" or "in" (:data:`SITES`), none of them ``part`` — "Left great toe amputation with bone biopsy"
-    is no biopsy of the skin, a "Chest radiograph" no X-ray of the knee. A place naming no part says nothing either
+    after "of", "on" or "in" (:data:`SITES`), or none but its own name's (:data:`SITED_BY_NAME`), none of them ``part`` —
+    "Left great toe amputation with bone biopsy" is no biopsy of the skin, a "Chest radiograph" no X-ray of the knee,
+    a "remote appendectomy" no surgery on the knee. A place naming no part says nothing either
     way, and a ``part`` that is no part of the body (a fracture "after a fall") none at all."""
     own = frozenset(term for option in part.alternatives for term in option)
     if not own or not own <= _SITES:
@@ -2593,6 +2607,8 @@ def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
                                                   or stems[after] and stems[after] <= _SITES | _SIDES):
                         sites |= stems[after] & _SITES
                         after += 1
+                if not sites:  # "remote appendectomy": of the appendix
+                    sites = set().union(*(_SITED_BY_NAME.get(term, frozenset()) for term in stems[at]))
                 if not sites or sites & own:
                     return False
                 placed = True

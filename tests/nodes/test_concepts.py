@@ -818,7 +818,7 @@ def test_patients_whose_records_tell_every_thing_asked_are_quoted_before_those_t
 
     analysis = analyse("Which patients had surgery on their hip?")
     hits = {1: Hit(id="a", org="h", path="h.u", score=0.6, text="Had surgery in 2019.", patient="Ana Ruiz"),
-            2: Hit(id="b", org="h", path="h.u", score=0.5, text="Right hip hemiarthroplasty planned.", patient="Bo Lee"),
+            2: Hit(id="b", org="h", path="h.u", score=0.5, text="Right hip pain after a fall.", patient="Bo Lee"),
             3: Hit(id="c", org="h", path="h.u", score=0.4, text="Had surgery in 2019.", patient="Bo Lee")}
     groups = asked(analysis)
     assert len(groups) == 2
@@ -1102,6 +1102,25 @@ def test_a_question_asking_for_a_thing_by_name_wants_it_above_the_rest():
     assert analyse("What is (are) Glaucoma ?").wanted is None
     weights = weighing(imaging, CollectionStats(docs=1000, concepts=[400, 10]))  # imaging far commoner
     assert weights[(0,)] >= 1.0 > weights[(1,)], "what is asked for outweighs all the rest, however common"
+
+
+def test_a_surgery_is_told_by_the_operation_a_record_names_not_by_a_surgical_service():
+    """"Which patients had surgery on their knee?" was refused, "the closest records mention surgery only as the name of a
+    department", though the demo's notes say "Admitted for elective right total knee arthroplasty": an arthroplasty is
+    surgery (a kind, :data:`nodes.concepts.KINDS`), an appendectomy is surgery of the appendix, not of the knee; and
+    "Who had surgery?" was answered by "referred to the surgery service for aching left groin pain": a service is where a
+    patient was cared for."""
+    knee = analyse("Which patients had surgery on their knee?")
+    assert knee.of_one == ((0, 1),)
+    assert tells("Admitted for elective right total knee arthroplasty.", knee, [0])
+    assert not tells("Osteoarthritis of both knees; remote appendectomy.", knee, [0]), "of the appendix"
+    surgery = analyse("Who had surgery?")
+    for text in ["Remote appendectomy.", "She had surgery in 2019.", "Status post right hip hemiarthroplasty."]:
+        assert tells(text, surgery, [0]), text
+    for text in ["She was referred to the surgery service for aching left groin pain.", "Department: surgery."]:
+        assert not tells(text, surgery, [0]), text
+    assert tells("She was admitted to the surgery service.", analyse("Which patients were admitted to surgery?"), [0])
+    assert tells("Remote appendectomy.", analyse("Who had surgery on the appendix?"), [0])
 
 
 def test_of_things_asked_of_one_another_the_thing_asked_leads():
