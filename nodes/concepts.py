@@ -2576,6 +2576,12 @@ _SITED_BY = frozenset("of on in".split())
 _AND = frozenset("and or".split())
 
 
+def is_site(concept: Concept) -> bool:
+    """Whether ``concept`` is a part of the body (:data:`SITES`): every word of every way of saying it."""
+    own = frozenset(term for option in concept.alternatives for term in option)
+    return bool(own) and own <= _SITES
+
+
 def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
     """Whether ``text`` writes ``thing`` (a test or a procedure a question asks of a part of the body, ``part``: "a
     biopsy *of the skin*") only of other parts: every place it is written names a part of the body right before it or
@@ -2583,9 +2589,9 @@ def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
     "Left great toe amputation with bone biopsy" is no biopsy of the skin, a "Chest radiograph" no X-ray of the knee,
     a "remote appendectomy" no surgery on the knee. A place naming no part says nothing either
     way, and a ``part`` that is no part of the body (a fracture "after a fall") none at all."""
-    own = frozenset(term for option in part.alternatives for term in option)
-    if not own or not own <= _SITES:
+    if not is_site(part):
         return False
+    own = frozenset(term for option in part.alternatives for term in option)
     placed = False
     for words, stems, *_ in _clauses(text):
         for need, option in _needs(thing):

@@ -55,8 +55,9 @@ from nodes._admission import Admission
 from nodes._service import NodeService
 from nodes.counts import Counts, agrees
 from nodes.concepts import (OF_A_RELATIVE, PATIENT_WORDS, Analysis, Concept, affirms, analyse, asked, focal, grounding,
-                            mention_counts, mentions, names_kind, of_one_said, otherwise, sited_elsewhere, spelled_out, tells,
-                            things_asked, touches, unshouted, unstated, ways_said, weighed, weighing, written_out)
+                            is_site, mention_counts, mentions, names_kind, of_one_said, otherwise, sited_elsewhere,
+                            spelled_out, tells, things_asked, touches, unshouted, unstated, ways_said, weighed, weighing,
+                            written_out)
 from nodes.data.lexical import terms as index_terms
 from nodes.data.records import answers_to
 from nodes.demographics import Whom, asks_which, kept, states, whom, widened
@@ -677,8 +678,13 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         return Focus(passages=withheld, weigh=weigh, unsaid="none of the closest records says "
                      + " and ".join(_said(analysis, group) for group in groups) + " of one patient")
     if telling and joined and not otherwise_said:  # … and when none's do, those saying the thing asked, not only what
-        # it is asked of: the knee of an X-ray of it may be left to passages that did not make the hits, not the X-ray
-        heads = {g for g, group in enumerate(groups) for head, _ in analysis.of_one if head in group}
+        # it is asked of: the knee of an X-ray of it may be left to passages that did not make the hits, not the X-ray —
+        # and an event ("…a hip fracture after a fall?") where the hits tell some: "Who had a stroke after surgery?",
+        # whose hits tell strokes and no surgery, is not answered by strokes
+        said_of = {g for things in told.values() for g in things}
+        heads = {g for g, group in enumerate(groups) for head, part in analysis.of_one
+                 if head in group and (is_site(analysis.concepts[part])
+                                       or any(part in other and h in said_of for h, other in enumerate(groups)))}
         leading = {n for n in telling if told[n] & heads}
         if leading:
             return Focus(passages=leading | withheld, weigh=weigh, told=True, other=other)

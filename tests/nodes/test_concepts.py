@@ -868,6 +868,15 @@ def test_things_asked_of_one_another_are_told_by_the_records_of_one_visit():
     hits = [visit(1, "The abdomen is distended and tympanic.", "Cy Diaz", "C1")]
     focus = _focus(analyse(abdomen), None, Answer(question=abdomen, hits=hits))
     assert not focus.passages and focus.unsaid == "none of the closest records says ultrasound of the abdomen"
+    # what it is asked of is an event, not a part of the body: strokes alone are no answer to strokes after surgery
+    after = "Who had a stroke after surgery?"
+    hits = [visit(1, "Discharge diagnosis: acute cardioembolic stroke.", "Cy Diaz", "C1"),
+            visit(2, "Admitted for acute lacunar ischemic stroke.", "Di Moss", "D1")]
+    focus = _focus(analyse(after), None, Answer(question=after, hits=hits))
+    assert not focus.passages and focus.unsaid == "none of the closest records says stroke after surgery"
+    hits.append(visit(3, "Surgery in 2019.", "Ed Lam", "E1"))
+    focus = _focus(analyse(after), None, Answer(question=after, hits=hits))
+    assert focus.passages == {1, 2}, "surgery is said: it may be said of them in passages outside the hits"
 
 
 def test_a_test_asked_of_one_part_of_the_body_is_not_told_by_one_of_another():
