@@ -2056,6 +2056,24 @@ def _for(after: tuple[str, ...]) -> bool:
     return _FOUND.isdisjoint(after) and any(word == "to" and then in _PURPOSES for word, then in zip(after[:4], after[1:5]))
 
 
+#: How many words that only say which may stand before a thing its clause still opens with: "*Renal* ultrasound to
+#: exclude obstruction", "*Repeat* CT if worse", "*Left knee* x-ray if pain persists".
+OPENING_REACH = 2
+#: Words that say which order, before it: "*Repeat* CT", "*urgent* MRI", "*bedside* ultrasound".
+ORDER_WORDS = frozenset("repeat urgent stat outpatient inpatient bedside formal baseline follow up".split())
+
+
+def _opens_with(words: tuple[str, ...], stems: tuple[frozenset[str], ...], at: int) -> bool:
+    """Whether a clause (its ``words`` and their terms) opens with the thing mentioned at ``at``: nothing before it but
+    up to :data:`OPENING_REACH` words that say which — a part of the body or its side (:data:`SITES`), an adjective
+    ("renal", "transthoracic") or :data:`ORDER_WORDS`; not a verb ("Underwent", "Ordered") or a time ("Prior CT …")."""
+    if at == 0:
+        return not words[0].endswith("ed")
+    return at <= OPENING_REACH and all(
+        words[i] in ORDER_WORDS or (stems[i] and stems[i] <= _SITES | _SIDES)
+        or (_DESCRIBING.fullmatch(words[i]) and not words[i].endswith("ed")) for i in range(at))
+
+
 def _planned(before: tuple[str, ...], after: tuple[str, ...], opens: bool = False) -> bool:
     """Whether the words ``before`` and ``after`` a mention say it is only planned (:data:`PLANNED`); ``opens``: the
     mention opens its clause."""
@@ -2507,8 +2525,7 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                   or _to_restart(words, items, places[-1]) or _a_period_ago(before)):
                 said.add(ENDED)
             else:
-                said.add(PLANNED if _planned(before, words[places[-1] + 1:], opens=places[0] == 0
-                                             and not words[0].endswith("ed"))
+                said.add(PLANNED if _planned(before, words[places[-1] + 1:], opens=_opens_with(words, stems, places[0]))
                          else SELDOM if _seldom(words, places[0], places[-1]) else True)
         # a clause negating one way of saying it negates it, whatever another way's words scattered over the clause
         # read as: "Venous duplex ultrasound was negative for deep vein thrombosis" holds "deep venous thrombosis" too

@@ -1404,6 +1404,15 @@ def test_what_is_only_planned_tells_what_is_so_but_not_what_was():
     for done in ("A renal ultrasound was obtained to exclude obstruction.", "Renal ultrasound to exclude obstruction was "
                  "negative.", "Renal ultrasound showed no hydronephrosis."):
         assert tells(done, ultrasound, [0]), done
+    # … and the thing asked without the words that say which, the clause opening with them: "Who had an ultrasound of
+    # the kidney?" quoted both
+    kidney = analysed("Who had an ultrasound of the kidney?")
+    for ordered in ("Renal ultrasound to exclude obstruction.", "Repeat metabolic panel in the morning; renal ultrasound "
+                    "if no improvement.", "Left knee ultrasound to assess the effusion.", "Repeat ultrasound if worse."):
+        assert not tells(ordered, kidney, [0]), ordered
+    for done in ("Underwent ultrasound to exclude obstruction.", "Prior ultrasound to evaluate the kidney.",
+                 "Bedside ultrasound showed no hydronephrosis.", "She had an ultrasound to rule out a stone."):
+        assert tells(done, kidney, [0]), done
 
 
 def test_what_is_held_to_be_taken_again_was_taken_and_is_not_now():
