@@ -590,7 +590,8 @@ KINDS = [
     (["anticoagulant", "blood thinner"], "warfarin apixaban rivaroxaban dabigatran edoxaban heparin enoxaparin"),
     (["antiplatelet"], "aspirin clopidogrel ticagrelor prasugrel"),
     (["antibiotic", "abx"], "amoxicillin ceftriaxone azithromycin doxycycline vancomycin cephalexin ciprofloxacin "
-                     "levofloxacin piperacillin metronidazole nitrofurantoin"),
+                     "levofloxacin piperacillin metronidazole nitrofurantoin ertapenem meropenem cefazolin cefepime "
+                     "clindamycin linezolid ampicillin gentamicin"),  # not penicillin: named most as an allergy
     (["statin"], "atorvastatin rosuvastatin simvastatin pravastatin lovastatin"),
     (["beta blocker"], "metoprolol carvedilol atenolol propranolol bisoprolol labetalol"),
     (["proton pump inhibitor", "ppi", "ppis"], "omeprazole pantoprazole esomeprazole lansoprazole rabeprazole"),
@@ -2121,6 +2122,21 @@ def _seldom(words: tuple[str, ...], first: int, last: int) -> bool:
 #: where the patient was cared for, not what was done or found — it tells no question ("Which patients had surgery?")
 #: but one asking where ("…admitted to surgery?").
 UNIT = "the name of a department or service"
+#: The polarity of a mention that says the patient is allergic to it, not that they take it: under an "Allergies:"
+#: heading ("ALLERGIES: Penicillin (rash)."), after "allergic to", "allergy to" or "intolerant of", or before "allergy"
+#: or "intolerance" ("amoxicillin allergy"). It tells only a question asking about an allergy ("Which patients are
+#: allergic to amoxicillin?"), not "Which patients are on amoxicillin?".
+ALLERGIC = "an allergy"
+_ALLERGY = frozenset("allergy allergies allergic intolerance intolerances intolerant".split())
+_ALLERGY_TERMS = frozenset(_stems(" ".join(_ALLERGY)))
+_ALLERGIC_TO = frozenset({("allergic", "to"), ("allergy", "to"), ("allergies", "to"), ("intolerant", "of"),
+                          ("intolerant", "to"), ("intolerance", "to")})
+
+
+def _allergic(words: tuple[str, ...], first: int, last: int) -> bool:
+    """Whether the words of a clause around a mention (from ``first`` to ``last``) say an allergy to it
+    (:data:`ALLERGIC`)."""
+    return tuple(words[max(0, first - 2):first]) in _ALLERGIC_TO or (last + 1 < len(words) and words[last + 1] in _ALLERGY)
 _UNIT_HEADINGS = frozenset("department dept service specialty speciality unit ward".split())
 #: The words that, right after a thing, make it a department's or a service's name: "referred to the *surgery service*
 #: for abdominal pain", "seen in the emergency department" — not what was done ("Which patients had surgery?").
@@ -2453,7 +2469,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     (:data:`OFF_NORMAL`, :data:`NORMAL`), ``None`` where a relative does (:data:`RELATIVES`: someone else's, unless
     ``kin``; :data:`KIN_DENIED` where a negation denies it of them), :data:`HYPOTHETICAL` where it is only a
     possibility, :data:`AVERTED` where a vaccine or a screening is for it, :data:`PLANNED` where it is only planned,
-    :data:`SELDOM` where said seldom or little, :data:`UNIT` where a department's heading heads it or it names one;
+    :data:`SELDOM` where said seldom or little, :data:`UNIT` where a department's heading heads it or it names one,
+    :data:`ALLERGIC` where an allergy to it is said;
     none when no clause holds all its words. A reading that writes it (:func:`_reading`: "heart rate 107" of a fast
     heart rate) affirms it; what a family history's section mentions is a relative's (:func:`_family_sections`)."""
     if not kin and _FAMILY_HEADING.search(text):
@@ -2472,16 +2489,20 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
     found: set[bool | str | None] = {True} if True in read else set()
     if not options:
         return bool(found), found
-    unit = False
+    unit = allergies = False
     for words, stems, undone, items, filled in _clauses(text):
         said: set[bool | str | None] = set()
         in_unit, unit = unit, filled is not None and words[-1] in _UNIT_HEADINGS
+        in_allergies, allergies = allergies, filled is not None and not _ALLERGY.isdisjoint(words)
         for need, off_normal, result, suspected in options:
             places = _placed(need, stems)
             if not places:
                 continue
             if in_unit or (places[-1] + 1 < len(words) and words[places[-1] + 1] in _UNITS):
                 said.add(UNIT)
+                continue
+            if not need & _ALLERGY_TERMS and (in_allergies or _allergic(words, places[0], places[-1])):
+                said.add(ALLERGIC)
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
@@ -2672,7 +2693,7 @@ def affirms(text: str, analysis: Analysis, indices: list[int]) -> bool:
 OF_A_RELATIVE = "of a relative"
 _OTHERWISE = {False: "absent or denied", ENDED: "stopped or ended", NEVER: "never so", PLANNED: "planned",
               HYPOTHETICAL: "a possibility or a risk", AVERTED: "what a vaccine or a screening is for",
-              SELDOM: "seldom or little", UNIT: "the name of a department", None: OF_A_RELATIVE,
+              SELDOM: "seldom or little", UNIT: "the name of a department", ALLERGIC: ALLERGIC, None: OF_A_RELATIVE,
               KIN_DENIED: "denied of a relative"}
 
 
@@ -2689,6 +2710,8 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     if i in analysis.averted:
         return {AVERTED}
     where = {UNIT} if i in analysis.where else set()
+    if any(_ALLERGY_TERMS & set(option) for concept in analysis.concepts for option in concept.alternatives):
+        where |= {ALLERGIC}  # "Which patients are allergic to amoxicillin?"
     if analysis.whether:  # yes, no, or not yet: "Did Luis Davis have a colonoscopy?" of "Outpatient colonoscopy …"
         return {True, False, ENDED, NEVER, PLANNED, SELDOM} | where
     if i not in analysis.negated:

@@ -2070,6 +2070,34 @@ def test_a_kind_of_condition_is_mentioned_by_its_members_and_not_the_other_way_r
     assert not mentions("Heart rate 91, blood pressure 126/77.", focal(analyse("Which patients have heart disease?")))
 
 
+def test_a_kind_of_drug_is_mentioned_by_the_members_records_name():
+    """"What antibiotics did Frank Rivera get?" was refused on the demo, "none of the closest records mentions
+    antibiotics": his osteomyelitis notes give ertapenem, which the kind did not name; a drug mostly named as an allergy
+    (penicillin) is none of its members."""
+    from nodes.concepts import focal, mentions
+
+    assert_mentioned(("What antibiotics did he get?", "MEDICATIONS: Ertapenem 1 g IV daily; insulin glargine."),
+                     ("Which patients are on antibiotics?", "Cefazolin 2 g IV before surgery."),
+                     ("Which patients are on antibiotics?", "Vancomycin and meropenem were started."))
+    assert not mentions("ALLERGIES: Penicillin (rash).", focal(analyse("Which patients are on antibiotics?")))
+
+
+def test_a_drug_the_patient_is_allergic_to_is_not_one_they_take():
+    """"Which patients are on amoxicillin?" was told by "ALLERGIES: Amoxicillin (hives).": an allergy to a drug, under an
+    allergies heading or written so, tells a question asking about the allergy, not one asking who takes it."""
+    from nodes.concepts import ways_said
+
+    on, allergic = analyse("Which patients are on amoxicillin?"), analyse("Which patients are allergic to amoxicillin?")
+    drug = [c.text for c in allergic.concepts].index("amoxicillin")
+    for text in ["ALLERGIES: Amoxicillin (hives).", "Allergic to amoxicillin.", "Amoxicillin allergy.",
+                 "Allergies: sulfa, amoxicillin.", "She is intolerant of amoxicillin."]:
+        assert not tells(text, on, [0]) and tells(text, allergic, [drug]), text
+    for text in ["Amoxicillin 500 mg three times daily.", "ALLERGIES: No known drug allergies. MEDICATIONS: amoxicillin."]:
+        assert tells(text, on, [0]), text
+    assert ways_said(["ALLERGIES: Amoxicillin (hives)."], on, [0]) == ["an allergy"]
+    assert tells("Seasonal allergic rhinitis.", analyse("Which patients have rhinitis?"), [0]), "allergic says which"
+
+
 def test_an_organs_problems_are_its_disorders_not_any_mention_of_the_organ():
     """"Which patients have thyroid problems?" was refused on the demo, whose records name hypothyroidism (none writes
     "thyroid problems"), as were "…kidney problems?" over acute kidney injury; and read as the organ alone, "Thyroid
