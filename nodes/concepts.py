@@ -767,6 +767,8 @@ class Analysis:
     # thing asked and what it is asked of ("Who had an X-ray *of the* knee?", "…surgery *on her* hip?", "…a fracture
     # *after a* fall?": :data:`_OF_ONE`): a patient whose records say each at another visit (an X-ray of the wrist, knee
     # pain a year later) is no answer, nor one whose records say only what it is asked of (knee pain)
+    allergy: bool = False  # it asks about an allergy ("Which patients are *allergic* to amoxicillin?"): a mention of an
+    # allergy to a thing (:data:`ALLERGIC`) tells it, as it tells no question asking who takes it
     begun: frozenset[int] = frozenset()  # the concepts it asks about as started ("Who was *started on* apixaban?",
     # "…*initiated on* insulin?"): only a record writing a start beside it tells one ("Start basal insulin glargine",
     # "restart apixaban on day 6"), not "Continue apixaban" nor a list of current medications
@@ -912,7 +914,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                                    and _asked_past(text[:place[0]] + _verb_itself(concept, said), said)),
                     begun=frozenset(i for i, place in enumerate(places)
                                     if place is not None and _BEGUN_ASKED.search(text, 0, place[0])),
-                    of_one=_of_one(text, concepts, places, done | where))
+                    of_one=_of_one(text, concepts, places, done | where),
+                    allergy=any(_ALLERGY_TERMS & set(option) for concept in concepts for option in concept.alternatives))
 
 
 #: What joins a thing a question asks about to the next as one event, between them: a test or a procedure of a part of
@@ -2071,7 +2074,7 @@ def _opens_with(words: tuple[str, ...], stems: tuple[frozenset[str], ...], at: i
     if at == 0:
         return not words[0].endswith("ed")
     return at <= OPENING_REACH and all(
-        words[i] in ORDER_WORDS or (stems[i] and stems[i] <= _SITES | _SIDES)
+        words[i] in ORDER_WORDS or (stems[i] and stems[i] <= _SITE_WORDS)
         or (_DESCRIBING.fullmatch(words[i]) and not words[i].endswith("ed")) for i in range(at))
 
 
@@ -2122,6 +2125,14 @@ def _seldom(words: tuple[str, ...], first: int, last: int) -> bool:
 #: where the patient was cared for, not what was done or found — it tells no question ("Which patients had surgery?")
 #: but one asking where ("…admitted to surgery?").
 UNIT = "the name of a department or service"
+_UNIT_HEADINGS = frozenset("department dept service specialty speciality unit ward".split())
+#: The words that, right after a thing, make it a department's or a service's name: "referred to the *surgery service*
+#: for abdominal pain", "seen in the emergency department" — not what was done ("Which patients had surgery?").
+_UNITS = frozenset("department departments dept service services".split())
+#: The words right before a thing a question asks as where the patient was cared for (:attr:`Analysis.where`).
+_CARED_IN = re.compile(r"\b(?:in|to|by|on|under|from)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
+
+
 #: The polarity of a mention that says the patient is allergic to it, not that they take it: under an "Allergies:"
 #: heading ("ALLERGIES: Penicillin (rash)."), after "allergic to", "allergy to" or "intolerant of", or before "allergy"
 #: or "intolerance" ("amoxicillin allergy"). It tells only a question asking about an allergy ("Which patients are
@@ -2137,12 +2148,6 @@ def _allergic(words: tuple[str, ...], first: int, last: int) -> bool:
     """Whether the words of a clause around a mention (from ``first`` to ``last``) say an allergy to it
     (:data:`ALLERGIC`)."""
     return tuple(words[max(0, first - 2):first]) in _ALLERGIC_TO or (last + 1 < len(words) and words[last + 1] in _ALLERGY)
-_UNIT_HEADINGS = frozenset("department dept service specialty speciality unit ward".split())
-#: The words that, right after a thing, make it a department's or a service's name: "referred to the *surgery service*
-#: for abdominal pain", "seen in the emergency department" — not what was done ("Which patients had surgery?").
-_UNITS = frozenset("department departments dept service services".split())
-#: The words right before a thing a question asks as where the patient was cared for (:attr:`Analysis.where`).
-_CARED_IN = re.compile(r"\b(?:in|to|by|on|under|from)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 
 
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",
@@ -2610,13 +2615,19 @@ _SITED_BY_NAME = {_stems(name)[0]: frozenset(_stems(sites)) for name, sites in S
 #: Words that may stand between a test or procedure and the part of the body it is of: "of the left knee", "on her
 #: right hip", "great toe" apart.
 _SIDES = frozenset(_stems("left right bilateral lower upper both great"))
+_SITE_WORDS = _SITES | _SIDES
 _SITED_BY = frozenset("of on in".split())
 _AND = frozenset("and or".split())
 
 
+def _all_terms(concept: Concept) -> frozenset[str]:
+    """Every term of every way of saying ``concept``."""
+    return frozenset(term for option in concept.alternatives for term in option)
+
+
 def is_site(concept: Concept) -> bool:
     """Whether ``concept`` is a part of the body (:data:`SITES`): every word of every way of saying it."""
-    own = frozenset(term for option in concept.alternatives for term in option)
+    own = _all_terms(concept)
     return bool(own) and own <= _SITES
 
 
@@ -2629,26 +2640,24 @@ def _sited_otherwise(text: str, thing: Concept, part: Concept) -> bool:
     way, and a ``part`` that is no part of the body (a fracture "after a fall") none at all."""
     if not is_site(part):
         return False
-    own = frozenset(term for option in part.alternatives for term in option)
+    own = _all_terms(part)
+    ways = [terms for need, option in _needs(thing) if (terms := [term for term in lexical.held_terms(option) if term in need])]
     placed = False
     for words, stems, *_ in _clauses(text):
-        for need, option in _needs(thing):
-            terms = [term for term in lexical.held_terms(option) if term in need]
-            if not terms:
-                continue
+        for terms in ways:
             for at in _placed(frozenset(terms[:1]), stems):
                 end = at + 1
                 while end < len(stems) and len(terms) > end - at and terms[end - at] in stems[end]:
                     end += 1
                 sites: set[str] = set()
                 before = at - 1
-                while before >= 0 and (words[before] in _AND or stems[before] and stems[before] <= _SITES | _SIDES):
+                while before >= 0 and (words[before] in _AND or stems[before] and stems[before] <= _SITE_WORDS):
                     sites |= stems[before] & _SITES
                     before -= 1
                 if end < len(words) and words[end] in _SITED_BY:
                     after = end + 1
                     while after < len(words) and (words[after] in WHOSE or words[after] in _AND
-                                                  or stems[after] and stems[after] <= _SITES | _SIDES):
+                                                  or stems[after] and stems[after] <= _SITE_WORDS):
                         sites |= stems[after] & _SITES
                         after += 1
                 if not sites:  # "remote appendectomy": of the appendix
@@ -2709,14 +2718,12 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if i in analysis.averted:
         return {AVERTED}
-    where = {UNIT} if i in analysis.where else set()
-    if any(_ALLERGY_TERMS & set(option) for concept in analysis.concepts for option in concept.alternatives):
-        where |= {ALLERGIC}  # "Which patients are allergic to amoxicillin?"
+    besides = ({UNIT} if i in analysis.where else set()) | ({ALLERGIC} if analysis.allergy else set())
     if analysis.whether:  # yes, no, or not yet: "Did Luis Davis have a colonoscopy?" of "Outpatient colonoscopy …"
-        return {True, False, ENDED, NEVER, PLANNED, SELDOM} | where
+        return {True, False, ENDED, NEVER, PLANNED, SELDOM} | besides
     if i not in analysis.negated:
         told = {True, ENDED} if i in analysis.past else {True, PLANNED}
-        return (told if i in analysis.often else told | {SELDOM}) | where
+        return (told if i in analysis.often else told | {SELDOM}) | besides
     return {False, NEVER} if i in analysis.never else {ENDED} if i in analysis.ended else {False, ENDED, NEVER}
 
 

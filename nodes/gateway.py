@@ -681,10 +681,9 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         # it is asked of: the knee of an X-ray of it may be left to passages that did not make the hits, not the X-ray —
         # and an event ("…a hip fracture after a fall?") where the hits tell some: "Who had a stroke after surgery?",
         # whose hits tell strokes and no surgery, is not answered by strokes
-        said_of = {g for things in told.values() for g in things}
+        said_of = {i for things in told.values() for g in things for i in groups[g]}  # the concepts some hit tells
         heads = {g for g, group in enumerate(groups) for head, part in analysis.of_one
-                 if head in group and (is_site(analysis.concepts[part])
-                                       or any(part in other and h in said_of for h, other in enumerate(groups)))}
+                 if head in group and (part in said_of or is_site(analysis.concepts[part]))}
         leading = {n for n in telling if told[n] & heads}
         if leading:
             return Focus(passages=leading | withheld, weigh=weigh, told=True, other=other)
