@@ -767,8 +767,10 @@ class Analysis:
     # thing asked and what it is asked of ("Who had an X-ray *of the* knee?", "…surgery *on her* hip?", "…a fracture
     # *after a* fall?": :data:`_OF_ONE`): a patient whose records say each at another visit (an X-ray of the wrist, knee
     # pain a year later) is no answer, nor one whose records say only what it is asked of (knee pain)
-    allergy: bool = False  # it asks about an allergy ("Which patients are *allergic* to amoxicillin?"): a mention of an
-    # allergy to a thing (:data:`ALLERGIC`) tells it, as it tells no question asking who takes it
+    allergic: frozenset[int] = frozenset()  # the concepts it asks an allergy to, as a record would say one (:data:`ALLERGIC`:
+    # "Which patients are *allergic to* amoxicillin?", "…have a codeine *intolerance*?"): only a mention of an allergy to
+    # one tells it, as such a mention tells no question asking who takes it; the allergy's own word is no thing of its
+    # own (:func:`asked`), or "allergic rhinitis" elsewhere in a note would stand for it
     begun: frozenset[int] = frozenset()  # the concepts it asks about as started ("Who was *started on* apixaban?",
     # "…*initiated on* insulin?"): only a record writing a start beside it tells one ("Start basal insulin glargine",
     # "restart apixaban on day 6"), not "Continue apixaban" nor a list of current medications
@@ -915,7 +917,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     begun=frozenset(i for i, place in enumerate(places)
                                     if place is not None and _BEGUN_ASKED.search(text, 0, place[0])),
                     of_one=_of_one(text, concepts, places, done | where),
-                    allergy=any(_ALLERGY_TERMS & set(option) for concept in concepts for option in concept.alternatives))
+                    allergic=frozenset(i for i, concept in enumerate(concepts)
+                                       if ALLERGIC in _polarities(text, [concept], kin=True)[1]))
 
 
 #: What joins a thing a question asks about to the next as one event, between them: a test or a procedure of a part of
@@ -2718,7 +2721,9 @@ def _telling(analysis: Analysis, i: int) -> set[bool | str]:
     """The polarities of a mention (:func:`_polarities`) that tell the question's concept at ``i`` as it is asked."""
     if i in analysis.averted:
         return {AVERTED}
-    besides = ({UNIT} if i in analysis.where else set()) | ({ALLERGIC} if analysis.allergy else set())
+    if i in analysis.allergic:
+        return {ALLERGIC}
+    besides = {UNIT} if i in analysis.where else set()
     if analysis.whether:  # yes, no, or not yet: "Did Luis Davis have a colonoscopy?" of "Outpatient colonoscopy …"
         return {True, False, ENDED, NEVER, PLANNED, SELDOM} | besides
     if i not in analysis.negated:
@@ -2739,8 +2744,17 @@ def asked(analysis: Analysis) -> list[list[int]]:
             groups[-1].append(i)
         else:
             groups.append([i])
-    focal = [[i for i in group if not is_context(analysis.concepts[i])] for group in groups]
+    focal = [[i for i in group if not is_context(analysis.concepts[i])
+              and not (analysis.allergic and not analysis.whether and _only_allergy(analysis.concepts[i]))]
+             for group in groups]
     return [group for group in focal if group] or groups
+
+
+def _only_allergy(concept: Concept) -> bool:
+    """Whether ``concept`` is an allergy and nothing else ("allergic", "intolerance"): in a question asking an allergy to
+    a thing, what the thing's mention says (:attr:`Analysis.allergic`), not a thing asked of its own — unless it asks
+    whether, which a record saying none answers ("Is she allergic to penicillin?": "No known drug allergies.")."""
+    return set(_stems(concept.text)) <= _ALLERGY_TERMS
 
 
 def things_asked(analysis: Analysis) -> list[list[list[str]]]:

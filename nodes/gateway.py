@@ -38,6 +38,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 
 import nats.errors
 import numpy as np
@@ -71,7 +72,7 @@ from policies.tokens import ANONYMOUS
 from summarizer.answer import (FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient,
                                visit_key)
 from summarizer.answers import Answerer, grounded_refusal
-from summarizer.kinds import asking_sentence, kind_of
+from summarizer.kinds import asked_of_records, asking_sentence, kind_of
 from summarizer.sentences import quotable
 from summarizer.summaries import on_topic, withdrawn
 
@@ -239,7 +240,8 @@ class Gateway(NodeService):
             if asked.only:
                 focus = _whom_focus(asked, answer)
             else:
-                focus = _focus(analysis, stats, answer, self.answerer.min_score)
+                focus = replace(_focus(analysis, stats, answer, self.answerer.min_score),
+                                kind=asked_of_records(ask.question, [concept.text for concept in analysis.concepts]))
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):

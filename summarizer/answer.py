@@ -50,6 +50,10 @@ DECISIVE = 0.1
 #: "Drinks socially" (0.48) answers "Does he drink alcohol?"; "Excessive thirst" (0.29) does not answer "Does she have
 #: hypertension?", nor "Productive cough and shortness of breath" "Does he have COPD?".
 MIN_SENTENCE_SCORE = 0.25
+#: What a sentence of the kind a question asks of patients' records (:data:`summarizer.kinds.RECORD_KINDS`) says of it,
+#: beside the things it asks about (:attr:`Focus.weigh`): more than all of those together (none weighs more than 2), so
+#: that each patient's first sentence gives the treatment asked, not the diagnosis the treatment is of.
+KIND, KIND_WEIGHT = "kind", 4.0
 
 #: A line of a record's header: a field's name and a short value ("Department: cardiology.", "Length of stay: 3 days.",
 #: "Admitted: 2023-03-22."). Beside a sentence of the same patient that says what is asked, one that says nothing of it
@@ -86,6 +90,9 @@ class Focus:
         around: how much of what is asked each hit (1-based) says, as ``weigh`` weighs it: of sentences saying as much,
             one whose passage says more leads ("What was her glucose on admission for the foot wound?" is answered by
             the glucose of the note on the foot wound); ``None``: their similarity decides.
+        kind: the kind of answer the question asks of the patients' records (:func:`summarizer.kinds.asked_of_records`:
+            "What treatment did patients with cellulitis receive?"): a sentence of it (:func:`summarizer.kinds.in_record`)
+            says what is asked, more than all of ``weigh`` (:data:`KIND_WEIGHT`), and leads its patient's.
     """
 
     passages: Collection[int] | None = None
@@ -98,6 +105,7 @@ class Focus:
     says: Callable[[str], frozenset[int]] | None = None
     other: Callable[[str], bool] | None = None
     around: Mapping[int, float] | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -238,9 +246,13 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
         [kinds.SENTENCE_BONUS if kinds.speaks_of(text, kind) else 0.0 for text in distinct], dtype=np.float32)
     scores = similar[[row[text] for _, text in pool]]
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i][0], i))
-    # a patient's first sentence is the one saying most of what the question asks about, then those saying what
-    # their first did not, then the most similar
+    # a patient's first sentence is the one of the kind asked, if any, then the one saying most of what the question
+    # asks about, then those saying what their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
+    for text in distinct:  # asked of what the passages quoted say (the treatment of the cellulitis they name), not
+        # by a field of a header ("Primary diagnosis: cellulitis." is no test)
+        if kinds.in_record(text, focus.kind) and not FIELD_LINE.fullmatch(text):
+            says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     # among sentences saying as much, one whose passage says more of what is asked leads ("What was her glucose on

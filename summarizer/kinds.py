@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 #: The kind asked by "What is X?" (below): what X is, the overview of a topic.
 DEFINITION = "definition"
@@ -58,7 +59,8 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
         "bleed", "short of breath", "dizz", "headache")),
     "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|prescri|get rid of|remed(?:y|ies)|what (?:can|should|do) "
                   r"(?:i|we|he|she|you|they) take|what (?:helps|can help|will help|works))", (
-        "treat", "therap", "medic", "drug", "surg", "dose", "mg", "prescri", "manag", "operation", "transplant",
+        "treat", "therap", "medic", "drug", "surg", "dose", "mg ", "mg,", "mg;", "mg.", "prescri", "manag", "operation",
+        "transplant",
         "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
     # "What is X?", "What are X?", "What's X?", "Define X" asks what X is, where it asks for no other kind: not of a
     # patient ("What is Carol Dubois's glucose?"), of "the" or a pronoun's thing ("What is the difference …", "What is
@@ -71,6 +73,19 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.
 SENTENCE_BONUS = 0.1
+#: The kinds a patient's records give of them, sentence by sentence: a treatment ("MEDICATIONS: cefazolin 2 g IV every 8
+#: hours"), the symptoms ("Fever and productive cough"), a test, a cause, a complication, an outlook. Asked of the
+#: patients whose records say what else is asked ("What treatment did patients with cellulitis receive?"), a sentence
+#: of the kind is the answer and one that only names the thing ("Primary diagnosis: cellulitis.") is not
+#: (:func:`summarizer.answer.select`). Not what a thing is, how common it is nor how to prevent it, and not its
+#: causes, complications or outlook: a patient's notes say those of the patient seldom, and the words saying them
+#: mostly of something else ("The bulge now causes aching discomfort" in a note whose history names vertigo).
+RECORD_KINDS = frozenset({"treatment", "symptoms", "diagnosis"})
+#: A department or service a record names ("admitted to the medicine service", "Department: surgery."): no treatment,
+#: whatever its name (:func:`in_record`).
+_UNIT = re.compile(r"\b\w+ (?:service|department|unit|team|ward)s?\b|\bdepartment: \w+", re.IGNORECASE)
+#: What names drugs the patient is not given: an allergy or an intolerance ("ALLERGIES: No known drug allergies").
+_NOT_GIVEN = re.compile(r"\b(?:allerg|intoleran)", re.IGNORECASE)
 #: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a
 #: cosine similarity: more than the spread between the passages of one topic, so among the answers about
 #: the question's topic the one of the asked kind leads).
@@ -138,3 +153,26 @@ def speaks_of(text: str, kind: str | None) -> bool:
         return False
     folded = " " + text.casefold()
     return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in KINDS[kind][1])
+
+
+def asked_of_records(question: str, things: Sequence[str]) -> str | None:
+    """The kind ``question`` asks of the patients' records (:data:`RECORD_KINDS`), asked of ``things`` (what the question
+    asks about, :mod:`nodes.concepts`): none where one of them names the kind itself — "Which patients take *pain
+    medication*?", "…had *surgery* on their hip?", whose members the records name — nor where the question asks about an
+    allergy ("Does she have any *drug* allergies?" asks no treatment) or asks another kind too ("What *medication*
+    *caused* her tremor?" asks for a cause, which a drug is)."""
+    kind = kind_of(question)
+    if kind not in RECORD_KINDS or _NOT_GIVEN.search(question) or any(speaks_of(thing, kind) for thing in things):
+        return None
+    folded = question.casefold()
+    if any(other not in (kind, DEFINITION) and re.search(asks, folded) for other, (asks, _) in KINDS.items()):
+        return None
+    return kind
+
+
+def in_record(sentence: str, kind: str | None) -> bool:
+    """Whether a sentence of a patient's record gives what a question of ``kind`` asks of them (one of
+    :data:`RECORD_KINDS`): as :func:`speaks_of`, but not by the name of a department or service, nor a treatment by
+    an allergy."""
+    return (kind in RECORD_KINDS and speaks_of(_UNIT.sub(" ", sentence), kind)
+            and not (kind == "treatment" and _NOT_GIVEN.search(sentence)))

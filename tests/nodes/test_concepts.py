@@ -2098,6 +2098,28 @@ def test_a_drug_the_patient_is_allergic_to_is_not_one_they_take():
     assert tells("Seasonal allergic rhinitis.", analyse("Which patients have rhinitis?"), [0]), "allergic says which"
 
 
+def test_a_question_asking_an_allergy_to_a_thing_is_told_by_the_allergy_to_it_alone():
+    """"Which patients are allergic to codeine?" on the demo quoted one patient, whose note said "intolerant of codeine"
+    beside "seasonal allergic rhinitis" — two things, each told somewhere — and not the others whose notes said only
+    "intolerant of codeine". The allergy is what the question says of the thing, not a thing of its own."""
+    from nodes.concepts import asked
+
+    for question, thing in [("Which patients are allergic to codeine?", "codeine"),
+                            ("Is she allergic to codeine?", "codeine"),
+                            ("Which patients are intolerant of statins?", "statins")]:
+        analysis = analyse(question)
+        groups = asked(analysis)
+        assert [[analysis.concepts[i].text for i in group] for group in groups] == [[thing]], question
+        for told in ["ALLERGIES: No known drug allergies; intolerant of codeine (nausea).", "Statin intolerance (myalgias)."]:
+            assert tells(told, analysis, groups[0]) == (thing[:5] in told.casefold()), (question, told)
+        for text in ["PAST MEDICAL HISTORY: Seasonal allergic rhinitis. MEDICATIONS: Codeine 30 mg as needed.",
+                     "Atorvastatin 40 mg nightly; allergic to nothing known."]:
+            assert not tells(text, analysis, groups[0]), (question, text)
+    both = analyse("Which patients with allergic rhinitis take cetirizine?")
+    assert len(asked(both)) == 2 and tells("Cetirizine 10 mg daily.", both, asked(both)[1]), "an allergy asked of, not to"
+    assert not tells("ALLERGIES: Cetirizine (rash).", both, asked(both)[1])
+
+
 def test_an_organs_problems_are_its_disorders_not_any_mention_of_the_organ():
     """"Which patients have thyroid problems?" was refused on the demo, whose records name hypothyroidism (none writes
     "thyroid problems"), as were "…kidney problems?" over acute kidney injury; and read as the organ alone, "Thyroid

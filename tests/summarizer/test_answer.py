@@ -130,6 +130,45 @@ def test_a_thing_asked_of_a_patient_leads_from_the_passage_saying_the_rest_of_th
     assert "Her glucose was poorly controlled." in answer and "seen for the foot wound on admission" in answer, answer
 
 
+def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(embedder):
+    """"What treatment did patients with cellulitis receive?" quoted, on the demo, each patient's "Primary diagnosis:
+    cellulitis of the left lower leg." and never the cefazolin of the same notes: the sentence naming what is asked led,
+    though the question asks for its treatment. A sentence giving the kind asked of the patients' records now leads
+    theirs — not a department's name ("the medicine service"), an allergy, a header's field or a lab value in mg/dL."""
+    from dataclasses import replace
+
+    from nodes.concepts import analyse, weighed, weighing
+    from summarizer.kinds import asked_of_records
+
+    question = "What treatment did patients with cellulitis receive?"
+    analysis = analyse(question)
+    weights = weighing(analysis, None)
+    note = ("Ivy Stone, 2024-01-19. HOSPITAL COURSE: She was admitted to the medicine service for cellulitis of the "
+            "left lower leg. ALLERGIES: No known drug allergies. Glucose was 212 mg/dL on arrival. MEDICATIONS: Cefazolin 2 g "
+            "IV every 8 hours; atorvastatin 40 mg nightly.")
+    row = "Admission ADM-7. Patient: Bo Chen. Department: medicine. Primary diagnosis: cellulitis of the right lower leg."
+    hits = [hit(1, note, "Ivy Stone", 0.7), hit(2, row, "Bo Chen", 0.65)]
+    kind = asked_of_records(question, [concept.text for concept in analysis.concepts])
+    assert kind == "treatment"
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind)
+    vector = embedder.embed_one(question)
+    answer = extractive_answer(vector, hits, embedder.embed, focus=focus, max_sentences=2, question=question)
+    assert answer.splitlines()[0].startswith("Ivy Stone: MEDICATIONS: Cefazolin 2 g IV every 8 hours"), answer
+    assert "Bo Chen: Primary diagnosis: cellulitis of the right lower leg. [2]" in answer, "no treatment: what it names"
+    for not_given in ["medicine service", "No known drug allergies", "mg/dL", "Department: medicine"]:
+        assert not_given not in answer.splitlines()[0].split("[1]")[0], (not_given, answer)
+    named = extractive_answer(embedder.embed_one("Which patients have cellulitis?"), hits, embedder.embed,
+                              focus=replace(focus, kind=None), question="Which patients have cellulitis?")
+    assert "Cefazolin" not in named.splitlines()[0], "no kind asked: the sentence naming it leads"
+    # a kind the question asks by a thing's own name is that thing, as the records name its members; an allergy is no
+    # treatment
+    for question in ["Which patients take pain medication?", "Which patients had surgery on their hip?",
+                     "Does Carol Dubois have any drug allergies?", "Which patients have cellulitis?",
+                     "What medication caused Carol Dubois's tremor?"]:
+        assert asked_of_records(question, [concept.text for concept in analyse(question).concepts]) is None, question
+    assert asked_of_records("How was gout treated?", ["gout"]) == "treatment"
+
+
 def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
     """"Which patients have had a heart attack?" quoted "Department: cardiology." after the patient's diagnosis of a
     myocardial infarction: near the question, it only says where she was."""
