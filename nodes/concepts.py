@@ -1575,6 +1575,7 @@ teen teens teenager teenagers adolescent adolescents man men woman women male ma
 girls family families nonsmoker nonsmokers veteran veterans toddler toddlers
 daily weekly monthly yearly nightly week weeks day days month months year years hour hours time times episode
 episodes started starting stopped stopping quit quitting missed missing since last first second third prior previous past
+admission admissions arrival
 newly recently currently presently
 active severe mild moderate heavy light high low flare flares worsening improving controlled uncontrolled poorly
 well better worse stable unstable

@@ -2728,3 +2728,21 @@ def test_a_smoker_who_quit_does_not_smoke_and_tobacco_tells_whether_one_smokes()
     quitting = analyse("Which patients quit smoking?")
     assert quitting.negated == {0} and tells("Quit smoking in 2010.", quitting, [0]), "asked as stopped, told so"
     assert not tells("Smokes a pack a day.", quitting, [0])
+
+
+def test_on_admission_says_when_not_what_is_asked():
+    """"What was the blood pressure of Carol Dubois on admission?" quoted, on the demo, "Admission ADM-A-0097." and her
+    other admissions' headers: no record gives her blood pressure, and "admission" was read as a second thing asked,
+    which every header told. It says when, as "last" or "since" do (nodes.concepts.CONTEXT)."""
+    from nodes.concepts import asked
+
+    for question, things in [("What was the blood pressure of the patient on admission?", [["blood pressure"]]),
+                             ("Which patients had a fever on admission?", [["fever"]]),
+                             ("What were her vital signs on arrival?", [["vital signs"]]),
+                             ("Which patients had an emergency admission?", [["emergency admission"]]),
+                             ("How many admissions did she have?", [["admissions"]])]:
+        analysis = analyse(question)
+        assert [[analysis.concepts[i].text for i in group] for group in asked(analysis)] == things, question
+    analysis = analyse("What was the blood pressure of the patient on admission?")
+    assert not tells("Admission ADM-A-0097. Hospital: hospital_a. Type: emergency.", analysis, asked(analysis)[0])
+
