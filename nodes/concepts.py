@@ -625,6 +625,11 @@ KINDS = [
     (["surgery", "operation", "surgical procedure"],  # "surgery on her knee" of a total knee arthroplasty
      "arthroplasty hemiarthroplasty amputation appendectomy cholecystectomy colectomy laparotomy mastectomy lumpectomy "
      "lobectomy craniotomy thyroidectomy hysterectomy nephrectomy prostatectomy herniorrhaphy fasciotomy"),
+    # what a social history says of work: "What is Nicole Wright's occupation?" of "Nicole is a self-employed carpenter"
+    # (not "employment", which would make "Which patients are employed?" ask the kind; nor "works as": "work" only says
+    # where, :data:`CONTEXT`)
+    (["occupation", "job", "profession", "line of work"],
+     ["employed", "self-employed", "unemployed", "retired", "disability benefits"]),
 ]
 #: Heart disease as a kind, its names and its members: what "heart problems" are too (:data:`TROUBLES`).
 _HEART_DISEASE = (["heart disease", "cardiac disease"],

@@ -652,7 +652,7 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
         kind = next(group for group in groups if analysis.wanted in group)
         saying = {n for n, texts in judged.items() if any(tells(text, analysis, kind) for text in texts)}
         return Focus(passages=saying | withheld, weigh=weigh, strict=True, told=bool(saying), other=other,
-                     unsaid=f"none of the closest records mentions {_said(analysis, kind)}")
+                     unsaid=_unmentioned(answer, _said(analysis, kind)))
     # which of the things asked each passage tells (as the question asks it)
     told = {n: {g for g, group in enumerate(groups) if any(tells(text, analysis, group) for text in texts)}
             for n, texts in judged.items()}
@@ -711,8 +711,15 @@ def _focus(analysis: Analysis, stats: CollectionStats | None, answer: Answer, fl
             f"the closest records mention {concept.text}, none as {how}" for concept, how in plain))
     if named:
         return Focus(weigh=weigh, floor=floor, near=functools.partial(_near, concepts=concepts), other=other,
-                     unsaid=f"none of the closest records of {' and '.join(answer.patients)} mentions {_said(analysis, about)}")
-    return Focus(passages=withheld, weigh=weigh, unsaid=f"none of the closest records mentions {_said(analysis, about)}")
+                     unsaid=_unmentioned(answer, _said(analysis, about)))
+    return Focus(passages=withheld, weigh=weigh, unsaid=_unmentioned(answer, _said(analysis, about)))
+
+
+def _unmentioned(answer: Answer, what: str) -> str:
+    """Why nothing is quoted when none of the hits mentions ``what`` as asked: of the named patients' records, when the
+    question names them ("none of the closest records of Arjun Allen mentions job")."""
+    whose = f" of {' and '.join(answer.patients)}" if answer.of_named else ""
+    return f"none of the closest records{whose} mentions {what}"
 
 
 def _near(text: str, concepts: list[Concept]) -> bool:

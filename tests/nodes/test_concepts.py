@@ -2746,3 +2746,17 @@ def test_on_admission_says_when_not_what_is_asked():
     analysis = analyse("What was the blood pressure of the patient on admission?")
     assert not tells("Admission ADM-A-0097. Hospital: hospital_a. Type: emergency.", analysis, asked(analysis)[0])
 
+
+def test_an_occupation_is_told_by_what_a_social_history_says_of_work():
+    """"What is Nicole Wright's occupation?" was refused on the demo, "none of the closest records of Nicole Wright
+    mentions occupation": her social history says "Nicole is a self-employed carpenter", which names no occupation. An
+    occupation is a kind its members tell (KINDS), not the other way round."""
+    from nodes.concepts import asked
+
+    said = ["SOCIAL HISTORY: Nicole is a self-employed carpenter.", "Stephen is retired from the railway."]
+    for question in ["What is the patient's occupation?", "What is her job?"]:
+        analysis = analyse(question)
+        assert all(tells(text, analysis, asked(analysis)[0]) for text in said), question
+        assert not tells("Lives alone in an apartment.", analysis, asked(analysis)[0])
+    retired, employed = analyse("Which patients are retired?"), analyse("Which patients are employed?")
+    assert not tells(said[0], retired, [0]) and not tells(said[1], employed, [0]), "a member does not tell another"

@@ -320,6 +320,10 @@ async def test_an_answer_about_a_named_patient_quotes_what_is_asked_of_them_not_
     assert pressure.answer_info.status == "insufficient" and pressure.patients == ["Rebecca Wright"]
     assert pressure.answer.endswith("None of the closest records of Rebecca Wright mentions blood pressure."), \
         "the answer says whose records did not say it"
+    opioids = await ask(nc, AskRequest(question="What opioids is Rebecca Wright taking?", summarize="extractive"))
+    assert opioids.answer_info.status == "insufficient" and opioids.patients == ["Rebecca Wright"]
+    assert opioids.answer.endswith("None of the closest records of Rebecca Wright mentions opioids."), \
+        "a kind asked by name, too (nodes.gateway._unmentioned)"
 
 
 async def test_a_named_patients_passages_are_ranked_by_what_is_asked_of_them(demo_federation, nc):
