@@ -60,8 +60,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "treatment": (r"\b(treat|therap|manag|cure|medication|drug|surgery|prescri|get rid of|remed(?:y|ies)|what (?:can|should|do) "
                   r"(?:i|we|he|she|you|they) take|what (?:helps|can help|will help|works))", (
         "treat", "therap", "medic", "drug", "surg", "dose", "mg ", "mg,", "mg;", "mg.", "prescri", "manag", "operation",
-        "transplant",
-        "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
+        "transplant", "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
     # "What is X?", "What are X?", "What's X?", "Define X" asks what X is, where it asks for no other kind: not of a
     # patient ("What is Carol Dubois's glucose?"), of "the" or a pronoun's thing ("What is the difference …", "What is
     # her weight?"), nor what somebody is doing, on or allergic to ("What is Rebecca Wright taking?", "… allergic to?");
@@ -74,7 +73,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 #: How much more a sentence of the asked kind weighs in an extractive answer than its similarity says.
 SENTENCE_BONUS = 0.1
 #: The kinds a patient's records give of them, sentence by sentence: a treatment ("MEDICATIONS: cefazolin 2 g IV every 8
-#: hours"), the symptoms ("Fever and productive cough"), a test, a cause, a complication, an outlook. Asked of the
+#: hours"), the symptoms ("Fever and productive cough"), a test ("CT of the head was unremarkable"). Asked of the
 #: patients whose records say what else is asked ("What treatment did patients with cellulitis receive?"), a sentence
 #: of the kind is the answer and one that only names the thing ("Primary diagnosis: cellulitis.") is not
 #: (:func:`summarizer.answer.select`). Not what a thing is, how common it is nor how to prevent it, and not its
