@@ -903,8 +903,9 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
     done = frozenset(i for i, concept in enumerate(concepts)
                      if {word.casefold() for word in concept.text.split()} <= said and everyday(concept))
     where = frozenset(i for i, place in enumerate(places) if place is not None and _CARED_IN.search(text[:place[0]]))
+    words = re.findall(r"[a-z]+", text.casefold())
     return Analysis(terms, concepts, wanted if opening else None, negated, _comparisons(text, concepts), kin,
-                    kindred=frozenset().union(*(KINDRED.get(word, ()) for word in re.findall(r"[a-z]+", text.casefold()))),
+                    kindred=frozenset().union(*(KINDRED.get(word, ()) for word in words)),
                     whether=named and asks_whether(text), never=frozenset(i for i in negated if how[i] == {NEVER}),
                     ended=frozenset(i for i in negated if how[i] == {ENDED}),
                     declared=(declared := frozenset(i for i, place in enumerate(places)
@@ -922,8 +923,8 @@ def _analysis(question: str, terms: list[str], concepts: list[Concept], names: l
                     begun=frozenset(i for i, place in enumerate(places)
                                     if place is not None and _BEGUN_ASKED.search(text, 0, place[0])),
                     of_one=_of_one(text, concepts, places, done | where),
-                    allergic=frozenset(i for i, concept in enumerate(concepts)
-                                       if ALLERGIC in _polarities(text, [concept], kin=True)[1]))
+                    allergic=frozenset(i for i, concept in enumerate(concepts) if not _ALLERGY.isdisjoint(words)
+                                       and ALLERGIC in _polarities(text, [concept], kin=True)[1]))  # an allergy's word
 
 
 #: What joins a thing a question asks about to the next as one event, between them: a test or a procedure of a part of

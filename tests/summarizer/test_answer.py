@@ -138,7 +138,7 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     from dataclasses import replace
 
     from nodes.concepts import analyse, weighed, weighing
-    from summarizer.kinds import asked_of_records
+    from summarizer.kinds import asked_of_records, in_record, speaks_of
 
     question = "What treatment did patients with cellulitis receive?"
     analysis = analyse(question)
@@ -157,6 +157,12 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     assert "Bo Chen: Primary diagnosis: cellulitis of the right lower leg. [2]" in answer, "no treatment: what it names"
     for not_given in ["medicine service", "No known drug allergies", "mg/dL", "Department: medicine"]:
         assert not_given not in answer.splitlines()[0].split("[1]")[0], (not_given, answer)
+    # each of those would speak of a treatment by its words alone; as a record's sentence, none does
+    for sentence in ["HOSPITAL COURSE: She was admitted to the medicine service for cellulitis of the left lower leg.",
+                     "ALLERGIES: No known drug allergies.", "Department: medicine."]:
+        assert speaks_of(sentence, kind) and not in_record(sentence, kind), sentence
+    assert not speaks_of("Glucose was 212 mg/dL on arrival.", kind), "mg/dL is no dose"
+    assert in_record("MEDICATIONS: Cefazolin 2 g IV every 8 hours; atorvastatin 40 mg nightly.", kind)
     named = extractive_answer(embedder.embed_one("Which patients have cellulitis?"), hits, embedder.embed,
                               focus=replace(focus, kind=None), question="Which patients have cellulitis?")
     assert "Cefazolin" not in named.splitlines()[0], "no kind asked: the sentence naming it leads"
