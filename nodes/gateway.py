@@ -240,8 +240,10 @@ class Gateway(NodeService):
             if asked.only:
                 focus = _whom_focus(asked, answer)
             else:
-                focus = replace(_focus(analysis, stats, answer, self.answerer.min_score),
-                                kind=asked_of_records(ask.question, [concept.text for concept in analysis.concepts]))
+                focus = _focus(analysis, stats, answer, self.answerer.min_score)
+                if focus.told:  # the kind asked of what some passage tells: not a treatment of another thing
+                    # ("How was Priya Clark's cellulitis treated?", of a patient without cellulitis, is refused)
+                    focus = replace(focus, kind=asked_of_records(ask.question, [c.text for c in analysis.concepts]))
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):

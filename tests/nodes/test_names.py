@@ -324,6 +324,11 @@ async def test_an_answer_about_a_named_patient_quotes_what_is_asked_of_them_not_
     assert opioids.answer_info.status == "insufficient" and opioids.patients == ["Rebecca Wright"]
     assert opioids.answer.endswith("None of the closest records of Rebecca Wright mentions opioids."), \
         "a kind asked by name, too (nodes.gateway._unmentioned)"
+    # the kind asked of the records (a treatment) is asked of what they say: of a patient without cellulitis, her other
+    # treatments are no answer
+    treated = await ask(nc, AskRequest(question="How was Rebecca Wright's cellulitis treated?", summarize="extractive"))
+    assert treated.answer_info.status == "insufficient", treated.answer
+    assert treated.answer.endswith("None of the closest records of Rebecca Wright mentions cellulitis."), treated.answer
 
 
 async def test_a_named_patients_passages_are_ranked_by_what_is_asked_of_them(demo_federation, nc):
