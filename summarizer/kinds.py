@@ -83,6 +83,9 @@ RECORD_KINDS = frozenset({"treatment", "symptoms", "diagnosis"})
 #: A department or service a record names ("admitted to the medicine service", "Department: surgery."): no treatment,
 #: whatever its name (:func:`in_record`).
 _UNIT = re.compile(r"\b\w+ (?:service|department|unit|team|ward)s?\b|\bdepartment: \w+", re.IGNORECASE)
+#: What a record says a patient is treated for: the condition, not how ("Mr. Kwame Sanchez is being treated for acute
+#: decompensated heart failure", the opening of each of the demo's assessments): no treatment (:func:`in_record`).
+_TREATED_FOR = re.compile(r"\b(?:treated|treating|managed|managing) for\b", re.IGNORECASE)
 #: What names drugs the patient is not given: an allergy or an intolerance ("ALLERGIES: No known drug allergies").
 _NOT_GIVEN = re.compile(r"\b(?:allerg|intoleran)", re.IGNORECASE)
 #: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a
@@ -159,11 +162,14 @@ def asked_of_records(question: str, things: Sequence[str]) -> str | None:
     asks about, :mod:`nodes.concepts`): none where one of them names the kind itself — "Which patients take *pain
     medication*?", "…had *surgery* on their hip?", whose members the records name — nor where the question asks about an
     allergy ("Does she have any *drug* allergies?" asks no treatment) or asks another kind too ("What *medication*
-    *caused* her tremor?" asks for a cause, which a drug is)."""
+    *caused* her tremor?" asks for a cause, which a drug is), nor where it asks a treatment only by what patients are
+    treated for ("Which patients were *treated for* heart failure?" asks who has it, as their records say)."""
     kind = kind_of(question)
     if kind not in RECORD_KINDS or _NOT_GIVEN.search(question) or any(speaks_of(thing, kind) for thing in things):
         return None
     folded = question.casefold()
+    if kind == "treatment" and not re.search(KINDS[kind][0], _TREATED_FOR.sub(" ", folded)):
+        return None
     if any(other not in (kind, DEFINITION) and re.search(asks, folded) for other, (asks, _) in KINDS.items()):
         return None
     return kind
@@ -172,6 +178,6 @@ def asked_of_records(question: str, things: Sequence[str]) -> str | None:
 def in_record(sentence: str, kind: str | None) -> bool:
     """Whether a sentence of a patient's record gives what a question of ``kind`` asks of them (one of
     :data:`RECORD_KINDS`): as :func:`speaks_of`, but not by the name of a department or service, nor a treatment by
-    an allergy."""
-    return (kind in RECORD_KINDS and speaks_of(_UNIT.sub(" ", sentence), kind)
+    an allergy or by what the patient is treated for."""
+    return (kind in RECORD_KINDS and speaks_of(_TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence)), kind)
             and not (kind == "treatment" and _NOT_GIVEN.search(sentence)))

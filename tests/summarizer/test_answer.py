@@ -134,7 +134,9 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     """"What treatment did patients with cellulitis receive?" quoted, on the demo, each patient's "Primary diagnosis:
     cellulitis of the left lower leg." and never the cefazolin of the same notes: the sentence naming what is asked led,
     though the question asks for its treatment. A sentence giving the kind asked of the patients' records now leads
-    theirs — not a department's name ("the medicine service"), an allergy, a header's field or a lab value in mg/dL."""
+    theirs — not a department's name ("the medicine service"), an allergy, a header's field, a lab value in mg/dL, nor what
+    the patient is being treated for (the demo's assessments: "… is being treated for acute decompensated heart failure"
+    led "How was heart failure treated?" before the patients' medications)."""
     from dataclasses import replace
 
     from nodes.concepts import analyse, weighed, weighing
@@ -144,7 +146,8 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     analysis = analyse(question)
     weights = weighing(analysis, None)
     note = ("Ivy Stone, 2024-01-19. HOSPITAL COURSE: She was admitted to the medicine service for cellulitis of the "
-            "left lower leg. ALLERGIES: No known drug allergies. Glucose was 212 mg/dL on arrival. MEDICATIONS: Cefazolin 2 g "
+            "left lower leg. ASSESSMENT AND PLAN: Ms. Ivy Stone is being treated for cellulitis of the left lower leg. "
+            "ALLERGIES: No known drug allergies. Glucose was 212 mg/dL on arrival. MEDICATIONS: Cefazolin 2 g "
             "IV every 8 hours; atorvastatin 40 mg nightly.")
     row = "Admission ADM-7. Patient: Bo Chen. Department: medicine. Primary diagnosis: cellulitis of the right lower leg."
     hits = [hit(1, note, "Ivy Stone", 0.7), hit(2, row, "Bo Chen", 0.65)]
@@ -155,14 +158,16 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     answer = extractive_answer(vector, hits, embedder.embed, focus=focus, max_sentences=2, question=question)
     assert answer.splitlines()[0].startswith("Ivy Stone: MEDICATIONS: Cefazolin 2 g IV every 8 hours"), answer
     assert "Bo Chen: Primary diagnosis: cellulitis of the right lower leg. [2]" in answer, "no treatment: what it names"
-    for not_given in ["medicine service", "No known drug allergies", "mg/dL", "Department: medicine"]:
+    for not_given in ["medicine service", "No known drug allergies", "mg/dL", "Department: medicine", "being treated for"]:
         assert not_given not in answer.splitlines()[0].split("[1]")[0], (not_given, answer)
     # each of those would speak of a treatment by its words alone; as a record's sentence, none does
     for sentence in ["HOSPITAL COURSE: She was admitted to the medicine service for cellulitis of the left lower leg.",
-                     "ALLERGIES: No known drug allergies.", "Department: medicine."]:
+                     "ALLERGIES: No known drug allergies.", "Department: medicine.",
+                     "ASSESSMENT AND PLAN: Ms. Ivy Stone is being treated for cellulitis of the left lower leg."]:
         assert speaks_of(sentence, kind) and not in_record(sentence, kind), sentence
     assert not speaks_of("Glucose was 212 mg/dL on arrival.", kind), "mg/dL is no dose"
     assert in_record("MEDICATIONS: Cefazolin 2 g IV every 8 hours; atorvastatin 40 mg nightly.", kind)
+    assert in_record("She was treated with cefazolin for cellulitis.", kind), "treated with: how"
     named = extractive_answer(embedder.embed_one("Which patients have cellulitis?"), hits, embedder.embed,
                               focus=replace(focus, kind=None), question="Which patients have cellulitis?")
     assert "Cefazolin" not in named.splitlines()[0], "no kind asked: the sentence naming it leads"
@@ -170,9 +175,11 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     # treatment
     for question in ["Which patients take pain medication?", "Which patients had surgery on their hip?",
                      "Does Carol Dubois have any drug allergies?", "Which patients have cellulitis?",
-                     "What medication caused Carol Dubois's tremor?"]:
+                     "What medication caused Carol Dubois's tremor?",
+                     "Which patients were treated for decompensated heart failure with reduced ejection fraction?"]:
         assert asked_of_records(question, [concept.text for concept in analyse(question).concepts]) is None, question
     assert asked_of_records("How was gout treated?", ["gout"]) == "treatment"
+    assert asked_of_records("What medications treat heart failure in these patients?", ["heart failure"]) == "treatment"
 
 
 def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
