@@ -274,6 +274,10 @@ SYNONYMS = [
     ["hearing loss", "deafness", "hard of hearing", "hearing impairment"],
     ["vision loss", "visual loss", "loss of vision", "visual impairment", "impaired vision", "low vision"],
     ["nursing home", "skilled nursing facility", "nursing facility", "long-term care facility", "care home"],
+    # one thing, not a qualifier and a word of context: "Who is Eric Harris's primary care doctor?" asked about nothing a
+    # record must mention, and was answered with his "Primary diagnosis: …" lines
+    ["primary care", "primary care physician", "primary care provider", "primary care doctor", "family doctor",
+     "family physician", "general practitioner"],
 ]
 #: Words that may stand between a verb and the part of the body it is said of ("broke *her* hip"): where a lay name
 #: writes ``~``, a question may write one of them, or none.

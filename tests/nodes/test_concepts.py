@@ -445,6 +445,18 @@ async def test_questions_the_records_answer_keep_their_answers(demo_federation, 
         assert not answer.closest, (question, answer.absent)
 
 
+def test_primary_care_is_a_doctor_not_any_care():
+    """"Who is Eric Harris's primary care doctor?" was answered on the demo with his "Primary diagnosis: …" lines:
+    "primary" is a qualifier and "care" a word of context, so the question asked about nothing a record must mention,
+    and the answer quoted what was nearest. Primary care is one thing, named as a doctor is."""
+    about = focal(analyse("Who is Eric Harris's primary care doctor?", ["Eric Harris"]))
+    assert about and all(option != ("care",) for concept in about for option in concept.alternatives), about
+    for unrelated in ["Primary diagnosis: acute decompensated heart failure.", "Wound care with daily dressing changes."]:
+        assert not mentions(unrelated, about), unrelated
+    for said in ["Follows with his primary care physician, Dr. Lee.", "Her family doctor referred her."]:
+        assert mentions(said, about), said
+
+
 def test_a_passage_mentions_what_a_question_is_about_in_its_words():
     from nodes.concepts import focal, mentions
 
