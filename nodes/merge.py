@@ -159,7 +159,8 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     :data:`DENSE_WEIGHT` × similarity + (1 − :data:`DENSE_WEIGHT`) × BM25 / the best candidate's BM25, where the
     similarity is the passage's and its best sentence's (:data:`SENTENCE_WEIGHT`), plus
     :data:`summarizer.kinds.PASSAGE_BONUS` for a passage whose opening (after its record's title:
-    :func:`nodes.data.chunking.opening`) gives the kind of answer the question asks for (:mod:`summarizer.kinds`),
+    :func:`nodes.data.chunking.opening`) gives the kind of answer the question asks for (:mod:`summarizer.kinds`; not
+    a kind a field of every record's header gives, :data:`summarizer.kinds.GIVEN_BY_FIELDS`),
     plus :data:`MENTION_BONUS` times the share of the things the question asks about (``about``: each its term lists,
     :attr:`bus.asking.Answer.about`) that a passage mentions.
     Each hit's score becomes that, in the one total order. Copies of one piece of evidence (``collapse``,
@@ -175,6 +176,8 @@ def fuse(dense: list[Hit], lexical: list[Hit], k: int, kind: str | None = None,
     candidates: dict[tuple[str, str], Hit] = {}
     for hit in [*dense, *lexical]:
         candidates.setdefault((hit.path, hit.id), hit)
+    if kind in kinds.GIVEN_BY_FIELDS:  # every admission's header ends "Disposition: …": its opening tells no topic
+        kind = None
     best = max((hit.bm25 or 0.0 for hit in candidates.values()), default=0.0)
     based = []
     for hit in candidates.values():

@@ -250,8 +250,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # asks about, then those saying what their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
     for text in distinct:  # asked of what the passages quoted say (the treatment of the cellulitis they name), not
-        # by a field of a header ("Primary diagnosis: cellulitis." is no test)
-        if kinds.in_record(text, focus.kind) and not FIELD_LINE.fullmatch(text):
+        # by a field of a header ("Primary diagnosis: cellulitis." is no test) unless the field gives it ("Disposition:")
+        if kinds.in_record(text, focus.kind) and (focus.kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(text)):
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]

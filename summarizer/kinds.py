@@ -61,6 +61,14 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
                   r"(?:i|we|he|she|you|they) take|what (?:helps|can help|will help|works))", (
         "treat", "therap", "medic", "drug", "surg", "dose", "mg ", "mg,", "mg;", "mg.", "prescri", "manag", "operation",
         "transplant", "radiation", "chemo", "antibiot", "insulin", "inject", "rehabilit")),
+    # Where a patient went when they left the hospital: "Where was Eric Harris discharged to?" asks for a place, not
+    # the date of a record's "Discharged:" field; notes say it as "DISPOSITION: The patient was discharged home",
+    # "discharged to a rehabilitation center", "transferred to skilled nursing".
+    "disposition": (r"\b(dispositions?\b|discharged? (?:to|home|back)\b|sent home|where (?:was|were|did|is|are|will) "
+                    r"[^?]*\b(?:go|going|went|discharged?|sent|transferred)\b)", (
+        "disposition", "discharged to", "discharged home", "discharged back", "sent home", "went home", "transferred to",
+        "home with", "skilled nursing", "nursing facility", "nursing home", "rehabilitation center",
+        "rehabilitation facility", "hospice")),
     # "What is X?", "What are X?", "What's X?", "Define X" asks what X is, where it asks for no other kind: not of a
     # patient ("What is Carol Dubois's glucose?"), of "the" or a pronoun's thing ("What is the difference …", "What is
     # her weight?"), nor what somebody is doing, on or allergic to ("What is Rebecca Wright taking?", "… allergic to?");
@@ -78,8 +86,12 @@ SENTENCE_BONUS = 0.1
 #: of the kind is the answer and one that only names the thing ("Primary diagnosis: cellulitis.") is not
 #: (:func:`summarizer.answer.select`). Not what a thing is, how common it is nor how to prevent it, and not its
 #: causes, complications or outlook: a patient's notes say those of the patient seldom, and the words saying them
-#: mostly of something else ("The bulge now causes aching discomfort" in a note whose history names vertigo).
-RECORD_KINDS = frozenset({"treatment", "symptoms", "diagnosis"})
+#: mostly of something else ("The bulge now causes aching discomfort" in a note whose history names vertigo). Where
+#: a patient went on leaving ("Disposition: rehabilitation.") is said of the patient alone.
+RECORD_KINDS = frozenset({"treatment", "symptoms", "diagnosis", "disposition"})
+#: The kinds a field of a record's header gives ("Disposition: home." says where the patient went), where the others'
+#: fields only name what they are of ("Primary diagnosis: cellulitis." is no test, nor a treatment).
+GIVEN_BY_FIELDS = frozenset({"disposition"})
 #: A department or service a record names ("admitted to the medicine service", "Department: surgery."): no treatment,
 #: whatever its name (:func:`in_record`).
 _UNIT = re.compile(r"\b\w+ (?:service|department|unit|team|ward)s?\b|\bdepartment: \w+", re.IGNORECASE)

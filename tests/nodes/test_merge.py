@@ -404,6 +404,19 @@ def test_a_passage_leading_with_the_asked_kind_wins_its_topic():
     assert [h.id for h in fused] == ["p1", "p2"], "the title's 'treating' is not the cause's opening"
 
 
+def test_a_kind_every_header_gives_lifts_no_passage():
+    """Every admission's header ends "Disposition: …": asked where patients were discharged to, a bonus for passages
+    giving it would lift every admission over the notes of what else is asked ("Which elderly patients had a hip
+    fracture after a fall and where were they discharged?" lost its fracture notes to other patients' headers). The
+    answer quotes the field (summarizer.answer.select); the ranking is by what is asked."""
+    header = scored(1, 0.60, 0.0, "Admission A1. Patient: Ann Lee. Primary diagnosis: asthma. Disposition: home.", "Ann Lee")
+    note = scored(2, 0.66, 0.0, "She fell at home and fractured her left hip.", "Bo Chan")
+    kind = kinds.kind_of("Which patients had a hip fracture and where were they discharged?")
+    assert kind == "disposition" and kinds.speaks_of(header.text, kind)
+    assert [h.id for h in fuse([note, header], [], k=2, kind=kind)] == ["p2", "p1"]
+    assert [h.id for h in fuse([note, header], [], k=2, kind=kind)] == [h.id for h in fuse([note, header], [], k=2)]
+
+
 def test_what_a_thing_is_is_answered_by_the_passage_saying_what_it_is():
     treated = scored(1, 0.74, 0.0, "Lupus: Treatment depends on the symptoms and may include hydroxychloroquine.")
     defined = scored(2, 0.70, 0.0, "Lupus: Lupus is a disorder of the immune system in which it attacks healthy tissue.")

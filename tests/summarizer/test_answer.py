@@ -182,6 +182,35 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     assert asked_of_records("What medications treat heart failure in these patients?", ["heart failure"]) == "treatment"
 
 
+def test_where_a_patient_was_discharged_to_is_the_disposition_their_header_gives(embedder):
+    """"Where was Eric Harris discharged to?" was answered, on the demo, by each admission's "Discharged: <date>." — the
+    field nearest the question, and naming its word — and never by the "Disposition: rehabilitation." beside it. Where
+    a patient went is a kind of the records (summarizer.kinds.RECORD_KINDS) that a header's field gives."""
+    from dataclasses import replace
+
+    from nodes.concepts import analyse, weighed, weighing
+    from summarizer.kinds import asked_of_records, in_record
+
+    question = "Where was Ivy Stone discharged to?"
+    header = ("Admission ADM-7. Patient: Ivy Stone. Admitted: 2023-05-19. Discharged: 2023-05-25. Department: neurology. "
+              "Primary diagnosis: acute lacunar ischemic stroke. Disposition: rehabilitation. Length of stay: 6 days.")
+    analysis = analyse(question)
+    kind = asked_of_records(question, [concept.text for concept in analysis.concepts])
+    assert kind == "disposition" and in_record("Disposition: rehabilitation.", kind)
+    assert not in_record("Discharged: 2023-05-25.", kind), "when, not where"
+    weights = weighing(analysis, None)
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind)
+    vector = embedder.embed_one(question)
+    hits = [hit(1, header, "Ivy Stone", 0.7)]
+    answer = extractive_answer(vector, hits, embedder.embed, focus=focus, question=question)
+    assert answer.startswith("Ivy Stone: Disposition: rehabilitation. [1]"), answer
+    when = "When was Ivy Stone discharged?"
+    assert asked_of_records(when, [concept.text for concept in analyse(when).concepts]) is None
+    answer = extractive_answer(embedder.embed_one(when), hits, embedder.embed, focus=replace(focus, kind=None),
+                               question=when)
+    assert answer.startswith("Ivy Stone: Discharged: 2023-05-25. [1]"), answer
+
+
 def test_a_header_field_saying_nothing_asked_is_not_quoted_beside_what_says_it(embedder):
     """"Which patients have had a heart attack?" quoted "Department: cardiology." after the patient's diagnosis of a
     myocardial infarction: near the question, it only says where she was."""
