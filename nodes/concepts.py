@@ -2158,10 +2158,30 @@ _ALLERGIC_TO = frozenset({("allergic", "to"), ("allergy", "to"), ("allergies", "
                           ("intolerant", "to"), ("intolerance", "to")})
 
 
+#: What joins the things of a list an allergy is to ("allergic to amoxicillin *or* cephalexin"), and what may open it
+#: ("allergic to *both* penicillin and sulfa").
+_LISTING = frozenset({"and", "or", "nor"})
+_LIST_OPENING = frozenset({"both", "either"})
+#: How many words back from a later thing of such a list its opening "allergic to" may be: the things before it and
+#: their joining words.
+LIST_REACH = 6
+
+
 def _allergic(words: tuple[str, ...], first: int, last: int) -> bool:
     """Whether the words of a clause around a mention (from ``first`` to ``last``) say an allergy to it
-    (:data:`ALLERGIC`)."""
-    return tuple(words[max(0, first - 2):first]) in _ALLERGIC_TO or (last + 1 < len(words) and words[last + 1] in _ALLERGY)
+    (:data:`ALLERGIC`): right after "allergic to" (or "both", "either" after it), as a later thing of a list it opens
+    ("allergic to amoxicillin or cephalexin": the cephalexin too), or right before "allergy"."""
+    if _after_allergy(words, first) or (last + 1 < len(words) and words[last + 1] in _ALLERGY):
+        return True
+    return first > 0 and words[first - 1] in _LISTING and any(
+        _after_allergy(words, start) for start in range(first - 2, max(first - 2 - LIST_REACH, 1), -1))
+
+
+def _after_allergy(words: tuple[str, ...], first: int) -> bool:
+    """Whether the words right before ``first`` say an allergy to what it begins ("allergic to", "intolerant of both")."""
+    if first > 0 and words[first - 1] in _LIST_OPENING:
+        first -= 1
+    return tuple(words[max(0, first - 2):first]) in _ALLERGIC_TO
 
 
 #: The polarity of a mention a relative's word reaches and a negation denies ("No family history of breast cancer",

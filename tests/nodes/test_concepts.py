@@ -2132,6 +2132,29 @@ def test_a_question_asking_an_allergy_to_a_thing_is_told_by_the_allergy_to_it_al
     assert not tells("ALLERGIES: Cetirizine (rash).", both, asked(both)[1])
 
 
+def test_an_allergy_to_a_list_of_things_is_an_allergy_to_each():
+    """"Which patients are allergic to amoxicillin or cephalexin?" was answered on the demo, `successful`, by six patients'
+    "transition to oral cephalexin": the allergy was read of amoxicillin alone (right after "allergic to"), so any
+    mention of cephalexin told it. No demo record gives either allergy; it is refused now. Every thing of the list an
+    allergy opens is asked as an allergy — after "or", "and", "both" — and a record saying the allergy the same way
+    tells it; a thing asked after another verb is not."""
+    from nodes.concepts import asked
+
+    for question, things in [("Which patients are allergic to amoxicillin or cephalexin?", ["amoxicillin", "cephalexin"]),
+                             ("Which patients are allergic to both penicillin and sulfa?", ["penicillin", "sulfa"]),
+                             ("Is she intolerant of codeine or morphine?", ["codeine", "morphine"])]:
+        analysis = analyse(question)
+        assert sorted(analysis.concepts[i].text for i in analysis.allergic) == things, question
+        last = [c.text for c in analysis.concepts].index(things[-1])
+        group = next(group for group in asked(analysis) if last in group)
+        assert not tells(f"Cefazolin IV with transition to oral {things[-1]}.", analysis, group), question
+        assert tells(f"She is allergic to both latex and {things[-1]}.", analysis, group), question
+    mixed = analyse("Which patients are allergic to penicillin and take warfarin?")
+    assert [mixed.concepts[i].text for i in mixed.allergic] == ["penicillin"]
+    warfarin = next(group for group in asked(mixed) if mixed.concepts[group[0]].text == "warfarin")
+    assert tells("Warfarin 5 mg daily.", mixed, warfarin), "taken, as asked"
+
+
 def test_an_organs_problems_are_its_disorders_not_any_mention_of_the_organ():
     """"Which patients have thyroid problems?" was refused on the demo, whose records name hypothyroidism (none writes
     "thyroid problems"), as were "…kidney problems?" over acute kidney injury; and read as the organ alone, "Thyroid
