@@ -72,7 +72,7 @@ from policies.tokens import ANONYMOUS
 from summarizer.answer import (FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient,
                                visit_key)
 from summarizer.answers import Answerer, grounded_refusal
-from summarizer.kinds import asked_of_records, asking_sentence, kind_of
+from summarizer.kinds import asked_of_records, asking_sentence, kind_of, unsaid
 from summarizer.sentences import quotable
 from summarizer.summaries import on_topic, withdrawn
 
@@ -243,7 +243,9 @@ class Gateway(NodeService):
                 focus = _focus(analysis, stats, answer, self.answerer.min_score)
                 if focus.told:  # the kind asked of what some passage tells: not a treatment of another thing
                     # ("How was Priya Clark's cellulitis treated?", of a patient without cellulitis, is refused)
-                    focus = replace(focus, kind=asked_of_records(ask.question, [c.text for c in analysis.concepts]))
+                    things = [c.text for c in analysis.concepts]
+                    kind = asked_of_records(ask.question, things)
+                    focus = replace(focus, kind=kind, unsaid=unsaid(kind, things) if kind else focus.unsaid)
             sentences: dict[str, np.ndarray] = {}
             if not answer.closest and sufficient(answer.hits, self.answerer.floor(answer, focus)):
                 if quotes_whole_record(answer.hits):

@@ -253,6 +253,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
         # by a field of a header ("Primary diagnosis: cellulitis." is no test) unless the field gives it ("Disposition:")
         if kinds.in_record(text, focus.kind) and (focus.kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(text)):
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
+    if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
+        return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     # among sentences saying as much, one whose passage says more of what is asked leads ("What was her glucose on

@@ -89,6 +89,15 @@ SENTENCE_BONUS = 0.1
 #: mostly of something else ("The bulge now causes aching discomfort" in a note whose history names vertigo). Where
 #: a patient went on leaving ("Disposition: rehabilitation.") is said of the patient alone.
 RECORD_KINDS = frozenset({"treatment", "symptoms", "diagnosis", "disposition"})
+#: How a patient's record gives a kind where a reference text would say it otherwise: a note writes "shortness of breath"
+#: and "febrile", not "short of breath" or "fever" (:func:`in_record`, beside the kind's own words).
+RECORD_CUES: dict[str, tuple[str, ...]] = {
+    "symptoms": ("shortness of breath", "breathless", "dyspnea", "febrile", "chills", "vomit", "diarrh", "itch", "ache",
+                 "cramp", "palpitation", "wheez", "tingl", "letharg", "malaise"),
+}
+#: What a record's passages that mention what is asked lack, when none of them gives the kind asked (:func:`unsaid`).
+_UNSAID = {"treatment": "gives a treatment", "symptoms": "gives a symptom", "diagnosis": "gives a test or examination",
+           "disposition": "says where the patient went"}
 #: The kinds a field of a record's header gives ("Disposition: home." says where the patient went), where the others'
 #: fields only name what they are of ("Primary diagnosis: cellulitis." is no test, nor a treatment).
 GIVEN_BY_FIELDS = frozenset({"disposition"})
@@ -191,5 +200,15 @@ def in_record(sentence: str, kind: str | None) -> bool:
     """Whether a sentence of a patient's record gives what a question of ``kind`` asks of them (one of
     :data:`RECORD_KINDS`): as :func:`speaks_of`, but not by the name of a department or service, nor a treatment by
     an allergy or by what the patient is treated for."""
-    return (kind in RECORD_KINDS and speaks_of(_TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence)), kind)
-            and not (kind == "treatment" and _NOT_GIVEN.search(sentence)))
+    if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)):
+        return False
+    said = _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))
+    folded = " " + said.casefold()
+    return speaks_of(said, kind) or any(f" {cue}" in folded for cue in RECORD_CUES.get(kind, ()))
+
+
+def unsaid(kind: str, things: Sequence[str]) -> str:
+    """Why a question asking ``kind`` of the patients' records (:func:`asked_of_records`) about ``things`` has no answer
+    when none of the passages that mention them gives it: "none of the passages that mention pneumonia gives a
+    symptom" (their "Primary diagnosis: community-acquired pneumonia." is not one)."""
+    return f"none of the passages that mention {' and '.join(things) or 'what is asked'} {_UNSAID[kind]}"

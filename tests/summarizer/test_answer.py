@@ -182,6 +182,42 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     assert asked_of_records("What medications treat heart failure in these patients?", ["heart failure"]) == "treatment"
 
 
+def test_a_kind_asked_of_records_that_no_passage_found_gives_is_not_answered_by_what_names_the_thing(embedder):
+    """"What symptoms did patients with pneumonia have?" was answered, on the demo, `successful` with ten patients'
+    "Primary diagnosis: community-acquired pneumonia." — a header naming what is asked, no symptom — because each
+    patient's complaints sit in another passage of their notes. When none of the passages that mention what is asked
+    gives the kind asked of the patients' records, the answer says so instead; one that gives it, in a note's words
+    ("febrile", "shortness of breath": summarizer.kinds.RECORD_CUES), is quoted."""
+    from nodes.concepts import analyse, weighed, weighing
+    from summarizer.kinds import asked_of_records, in_record, speaks_of, unsaid
+
+    question = "What symptoms did patients with pneumonia have?"
+    analysis = analyse(question)
+    things = [concept.text for concept in analysis.concepts]
+    kind = asked_of_records(question, things)
+    assert kind == "symptoms" and things == ["pneumonia"]
+    weights = weighing(analysis, None)
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind, unsaid=unsaid(kind, things))
+    headers = [hit(n, f"Admission ADM-{n}. Patient: {who}. Department: medicine. Primary diagnosis: community-acquired "
+                      "pneumonia. Disposition: home.", who, 0.7 - n / 100) for n, who in [(1, "Ivy Stone"), (2, "Bo Chen")]]
+    vector = embedder.embed_one(question)
+    refused = extractive_answer(vector, headers, embedder.embed, focus=focus, question=question)
+    assert is_insufficient(refused), refused
+    assert refused.endswith("None of the passages that mention pneumonia gives a symptom."), refused
+    assert "Ivy Stone" not in refused and "Bo Chen" not in refused
+    note = hit(3, "Ada Moss, 2024-05-29. She was febrile to 38.7 C with shortness of breath. Assessment: "
+                  "community-acquired pneumonia.", "Ada Moss", 0.6)
+    answer = extractive_answer(vector, [*headers, note], embedder.embed, focus=focus, question=question)
+    assert answer.splitlines()[0].startswith("Ada Moss: She was febrile to 38.7 C with shortness of breath. [3]"), answer
+    # a note's words for a symptom give it in a record, and nowhere else: a reference text's symptoms are as before
+    assert in_record("She was febrile to 38.7 C with shortness of breath.", kind)
+    assert not speaks_of("She was febrile to 38.7 C with shortness of breath.", kind)
+    assert not in_record("Primary diagnosis: community-acquired pneumonia.", kind)
+    # without a kind asked of the records, what names the thing is the answer
+    named = extractive_answer(vector, headers, embedder.embed, focus=Focus(weigh=focus.weigh, told=True), question=question)
+    assert not is_insufficient(named) and "Primary diagnosis: community-acquired pneumonia." in named, named
+
+
 def test_where_a_patient_was_discharged_to_is_the_disposition_their_header_gives(embedder):
     """"Where was Eric Harris discharged to?" was answered, on the demo, by each admission's "Discharged: <date>." — the
     field nearest the question, and naming its word — and never by the "Disposition: rehabilitation." beside it. Where
