@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from bus.messages import MAX_ALTERNATIVES, MAX_CONCEPTS, MAX_OPTION_TERMS, MAX_TERMS, CollectionStats
 from nodes.data import lexical, readings
 from nodes.names import EPONYMOUS
-from summarizer.kinds import asking_sentence, asks_whether, question_sentences
+from summarizer.kinds import asking_sentence, asks_whether, kind_of, question_sentences
 from summarizer.sentences import sentences as sentences_of
 
 #: Words that ask for a prevention or a diet where they end the question ("What foods should a person with gout
@@ -1356,7 +1356,27 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
     normal = unicodedata.normalize("NFKC", question)
     concepts = _once(_specified(normal, _spanned(normal, concepts)))
     terms = list(dict.fromkeys(lexical.terms(spelled_out(question))))[:MAX_TERMS]
+    concepts, terms = _where_gone(question, concepts, terms, names)
     return _analysis(question, _grouped(terms, concepts), concepts, list(names), verbs)
+
+
+#: The words by which a question asks where a patient went on leaving ("Where did Carol Dubois *go* after her
+#: admission?"); "went" asks anywhere (:data:`ASKING`), "sent" says what was done (:data:`DONE`).
+GONE = frozenset("go goes going gone".split())
+
+
+def _where_gone(question: str, concepts: list[Concept], terms: list[str],
+                names: list[str]) -> tuple[list[Concept], list[str]]:
+    """``concepts`` and ``terms`` without the word asking where someone went, in a question asking where a patient went
+    on leaving (:func:`summarizer.kinds.kind_of`: a disposition, which a record's "Disposition: home." gives without
+    it) that says of whom or what else it asks (``names``, another concept): "Where did Carol Dubois go after her
+    admission?" asks her admissions' dispositions, not a record mentioning "go". Asked of nobody ("Where did she go?"),
+    the word stays what the records must mention: no other patient's disposition answers it."""
+    gone = [concept for concept in concepts if concept.text.casefold() in GONE]
+    if not gone or kind_of(question) != "disposition" or not (names or len(gone) < len(concepts)):
+        return concepts, terms
+    unasked = set(lexical.terms(" ".join(GONE)))
+    return [concept for concept in concepts if concept not in gone], [term for term in terms if term not in unasked]
 
 
 def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:

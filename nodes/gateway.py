@@ -69,8 +69,8 @@ from nodes.spelling import Guesses, dictionary, guesses, respelled, rewritten, s
 from policies.broker import user_inbox
 from policies.gate import Gate
 from policies.tokens import ANONYMOUS
-from summarizer.answer import (FIELD_LINE, MIN_SCORE, Focus, passage_number, quotes_whole_record, record_key, sufficient,
-                               visit_key)
+from summarizer.answer import (FIELD_LINE, KIND, KIND_WEIGHT, MIN_SCORE, Focus, gives_kind, passage_number,
+                               quotes_whole_record, record_key, sufficient, visit_key)
 from summarizer.answers import Answerer, grounded_refusal
 from summarizer.kinds import asked_of_records, asking_sentence, kind_of, unsaid
 from summarizer.sentences import quotable
@@ -583,7 +583,10 @@ def _worded(analysis: Analysis, answer: Answer) -> Focus:
     pancreatitis.", not "Department: neurology.", which the embedding holds nearer a question of four words."""
     left = {term for hit in answer.hits if hit.patient for term in index_terms(hit.patient)} | _PATIENT_TERMS
     own = [frozenset(term.split("|")) for term in analysis.terms if not set(term.split("|")) & left]
-    if not own:
+    # a kind asked of the patients' records leads, more than all those words: "Where did Carol Dubois go after her
+    # admission?" is answered by her "Disposition: home.", not by "Admission ADM-A-0097."
+    kind = asked_of_records(answer.question, [concept.text for concept in analysis.concepts])
+    if not own and kind is None:
         return Focus()
     why = kind_of(answer.question) == "causes"  # a field's value is no reason: "Why was Luis Davis admitted?" is not
     # answered by "Admitted: 2023-02-18."
@@ -592,7 +595,8 @@ def _worded(analysis: Analysis, answer: Answer) -> Focus:
         if why and FIELD_LINE.fullmatch(text):
             return {}
         held = frozenset(index_terms(text))
-        return {term: 1.0 for term in own if term & held}
+        said: dict[Hashable, float] = {term: 1.0 for term in own if term & held}
+        return {**said, KIND: KIND_WEIGHT} if gives_kind(text, kind) else said
     return Focus(weigh=weigh)
 
 

@@ -216,6 +216,13 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     return said[:max_sentences]
 
 
+def gives_kind(sentence: str, kind: str | None) -> bool:
+    """Whether a sentence of a patient's record gives the ``kind`` asked of the records (:func:`summarizer.kinds.in_record`),
+    not by a field of a header ("Primary diagnosis: cellulitis." is no treatment) unless the field gives it
+    ("Disposition: home.", :data:`summarizer.kinds.GIVEN_BY_FIELDS`)."""
+    return kinds.in_record(sentence, kind) and (kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(sentence))
+
+
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
            max_sentences: int = MAX_SENTENCES, summaries: Sequence[Summary] = (),
            question: str = "", focus: Focus = Focus()) -> list[CitedSentence]:
@@ -249,9 +256,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # a patient's first sentence is the one of the kind asked, if any, then the one saying most of what the question
     # asks about, then those saying what their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
-    for text in distinct:  # asked of what the passages quoted say (the treatment of the cellulitis they name), not
-        # by a field of a header ("Primary diagnosis: cellulitis." is no test) unless the field gives it ("Disposition:")
-        if kinds.in_record(text, focus.kind) and (focus.kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(text)):
+    for text in distinct:  # asked of what the passages quoted say (the treatment of the cellulitis they name)
+        if gives_kind(text, focus.kind):
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
         return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)

@@ -6,7 +6,7 @@ import pytest
 
 from bus.client import ask
 from bus.messages import MAX_OPTION_TERMS, CollectionStats, Hit
-from bus.asking import AskRequest
+from bus.asking import Answer, AskRequest
 from nodes.concepts import analyse, asked, focal, grounding, mentions, tells
 from nodes.spelling import respelled
 from summarizer.answer import is_insufficient
@@ -845,7 +845,6 @@ def test_things_asked_of_one_another_are_told_by_the_records_of_one_visit():
     another visit than "Who had a hip fracture after a fall?" by "Left wrist pain after a fall.": asked of one another,
     things are told by the records of one stay (an admission's row and its notes: ``admission_id``); and when no
     patient's records say both, only what is asked is quoted (the X-ray, not the knee pain), or nothing."""
-    from bus.asking import Answer
     from nodes.gateway import _focus, _of_whole
 
     assert analyse("Who had an X-ray of the knee?").of_one == ((0, 1),)
@@ -2780,6 +2779,30 @@ def test_on_admission_says_when_not_what_is_asked():
         assert [[analysis.concepts[i].text for i in group] for group in asked(analysis)] == things, question
     analysis = analyse("What was the blood pressure of the patient on admission?")
     assert not tells("Admission ADM-A-0097. Hospital: hospital_a. Type: emergency.", analysis, asked(analysis)[0])
+
+
+def test_where_a_named_patient_went_is_asked_by_go_and_answered_by_their_disposition(embedder):
+    """"Where did Carol Dubois go after her admission?" was refused on the demo, "none of the closest records of Carol
+    Dubois mentions go": "go" was read as a thing asked about, which no record writes. In a question asking where a
+    patient went (summarizer.kinds: a disposition) that says of whom or what else, it only asks (nodes.concepts.GONE),
+    and the disposition the patient's records give leads their answer (nodes.gateway._worded). Asked of nobody ("Where
+    did she go?"), it stays what the records must mention: no other patient's disposition answers it."""
+    from nodes.gateway import _focus
+    from summarizer.answer import extractive_answer
+
+    question = "Where did Ivy Stone go after her admission?"
+    analysis = analyse(question, ["Ivy Stone"])
+    assert [concept.text for concept in analysis.concepts] == ["admission"] and "go" not in analysis.terms
+    assert [concept.text for concept in analyse("Where did Ivy Stone go after her stroke?", ["Ivy Stone"]).concepts] == [
+        "stroke"]
+    assert [concept.text for concept in analyse("Where did she go?").concepts] == ["go"]
+    assert any("go" in concept.text.split() for concept in analyse("Does the pain go away?").concepts), "no disposition"
+    header = ("Admission ADM-7. Patient: Ivy Stone. Admitted: 2023-05-19. Discharged: 2023-05-25. Department: neurology. "
+              "Primary diagnosis: acute lacunar ischemic stroke. Disposition: rehabilitation. Length of stay: 6 days.")
+    hits = [Hit(id="p1", org="site", path="site.unit", score=0.6, text=header, patient="Ivy Stone")]
+    focus = _focus(analysis, None, Answer(question=question, hits=hits))
+    answer = extractive_answer(embedder.embed_one(question), hits, embedder.embed, focus=focus, question=question)
+    assert answer.startswith("Ivy Stone: Disposition: rehabilitation. [1]"), answer
 
 
 def test_an_occupation_is_told_by_what_a_social_history_says_of_work():
