@@ -72,7 +72,7 @@ from policies.tokens import ANONYMOUS
 from summarizer.answer import (FIELD_LINE, KIND, KIND_WEIGHT, MIN_SCORE, Focus, gives_kind, passage_number,
                                quotes_whole_record, record_key, sufficient, visit_key)
 from summarizer.answers import Answerer, grounded_refusal
-from summarizer.kinds import asked_of_records, asking_sentence, kind_of, unsaid
+from summarizer.kinds import GIVEN_BY_FIELDS, asked_of_records, asking_sentence, kind_of, unsaid
 from summarizer.sentences import quotable
 from summarizer.summaries import on_topic, withdrawn
 
@@ -583,9 +583,13 @@ def _worded(analysis: Analysis, answer: Answer) -> Focus:
     pancreatitis.", not "Department: neurology.", which the embedding holds nearer a question of four words."""
     left = {term for hit in answer.hits if hit.patient for term in index_terms(hit.patient)} | _PATIENT_TERMS
     own = [frozenset(term.split("|")) for term in analysis.terms if not set(term.split("|")) & left]
-    # a kind asked of the patients' records leads, more than all those words: "Where did Carol Dubois go after her
-    # admission?" is answered by her "Disposition: home.", not by "Admission ADM-A-0097."
+    # a kind a header's field gives leads, more than all those words: "Where did Carol Dubois go after her admission?"
+    # is answered by her "Disposition: home.", not by "Admission ADM-A-0097." Not the other kinds: a named patient's
+    # complaints and treatments are what the question is nearest, and a kind's words would rather lead with a history's
+    # "COPD on home inhaler therapy" ("What treatment did Dorothy Haddad receive?") or "Vital signs on arrival" ("What
+    # did Brian Ali complain of?") than with "She received a 30 mL/kg fluid bolus" or his chief complaints
     kind = asked_of_records(answer.question, [concept.text for concept in analysis.concepts])
+    kind = kind if kind in GIVEN_BY_FIELDS else None
     if not own and kind is None:
         return Focus()
     why = kind_of(answer.question) == "causes"  # a field's value is no reason: "Why was Luis Davis admitted?" is not

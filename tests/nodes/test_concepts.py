@@ -2803,6 +2803,15 @@ def test_where_a_named_patient_went_is_asked_by_go_and_answered_by_their_disposi
     focus = _focus(analysis, None, Answer(question=question, hits=hits))
     answer = extractive_answer(embedder.embed_one(question), hits, embedder.embed, focus=focus, question=question)
     assert answer.startswith("Ivy Stone: Disposition: rehabilitation. [1]"), answer
+    # only a kind a header's field gives leads so: a named patient's treatment is what the question is nearest, not
+    # what a treatment's words say ("therapy" of a history)
+    treated = "What treatment did Ivy Stone receive?"
+    note = ("Ivy Stone, 2023-05-19. PAST MEDICAL HISTORY: COPD on home inhaler therapy. She received a 30 mL/kg fluid "
+            "bolus in the emergency department.")
+    hits = [Hit(id="p2", org="site", path="site.unit", score=0.6, text=note, patient="Ivy Stone")]
+    focus = _focus(analyse(treated, ["Ivy Stone"]), None, Answer(question=treated, hits=hits))
+    answer = extractive_answer(embedder.embed_one(treated), hits, embedder.embed, focus=focus, question=treated)
+    assert answer.startswith("Ivy Stone: She received a 30 mL/kg fluid bolus"), answer
 
 
 def test_an_occupation_is_told_by_what_a_social_history_says_of_work():
