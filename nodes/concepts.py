@@ -1363,6 +1363,7 @@ def analyse(question: str, names: list[str] = (), phrases: list[str] | None = No
 #: The words by which a question asks where a patient went on leaving ("Where did Carol Dubois *go* after her
 #: admission?"); "went" asks anywhere (:data:`ASKING`), "sent" says what was done (:data:`DONE`).
 GONE = frozenset("go goes going gone".split())
+_GONE_TERMS = frozenset(lexical.terms(" ".join(GONE)))
 
 
 def _where_gone(question: str, concepts: list[Concept], terms: list[str],
@@ -1375,8 +1376,7 @@ def _where_gone(question: str, concepts: list[Concept], terms: list[str],
     gone = [concept for concept in concepts if concept.text.casefold() in GONE]
     if not gone or kind_of(question) != "disposition" or not (names or len(gone) < len(concepts)):
         return concepts, terms
-    unasked = set(lexical.terms(" ".join(GONE)))
-    return [concept for concept in concepts if concept not in gone], [term for term in terms if term not in unasked]
+    return [concept for concept in concepts if concept not in gone], [term for term in terms if term not in _GONE_TERMS]
 
 
 def _grouped(terms: list[str], concepts: list[Concept]) -> list[str]:

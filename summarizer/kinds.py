@@ -172,10 +172,13 @@ def asking_sentence(text: str, sentences: list[tuple[int, int]] | None = None) -
 
 def speaks_of(text: str, kind: str | None) -> bool:
     """Whether ``text`` gives what a question of ``kind`` asks for."""
-    if kind is None:
-        return False
+    return kind is not None and _cued(text, KINDS[kind][1])
+
+
+def _cued(text: str, cues: Sequence[str]) -> bool:
+    """Whether ``text`` holds one of ``cues``: a word's beginning (a cue starting with a letter) or as it is ("mg.")."""
     folded = " " + text.casefold()
-    return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in KINDS[kind][1])
+    return any((f" {cue}" if cue[0].isalpha() else cue) in folded for cue in cues)
 
 
 def asked_of_records(question: str, things: Sequence[str]) -> str | None:
@@ -203,8 +206,7 @@ def in_record(sentence: str, kind: str | None) -> bool:
     if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)):
         return False
     said = _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))
-    folded = " " + said.casefold()
-    return speaks_of(said, kind) or any(f" {cue}" in folded for cue in RECORD_CUES.get(kind, ()))
+    return _cued(said, KINDS[kind][1] + RECORD_CUES.get(kind, ()))
 
 
 def unsaid(kind: str, things: Sequence[str]) -> str:
