@@ -14,7 +14,9 @@ Prints, in one run and on one machine:
 * identities: the same questions through the same federation with signed identities, proofs,
   the case study's policies and a permissioned broker (asked as a user every node admits), as a
   ratio to the open federation, and what one hop's checks cost (token verification cold and
-  cached, proof verification, policy evaluation).
+  cached, proof verification, policy evaluation);
+* the demo as a clinician asks it: the same secured federation, each hospital's router summarizing
+  what its units returned, with the extractive answer (and how many summaries an answer carried).
 
 Usage::
 
@@ -96,6 +98,7 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, us
                     await ask(nc, AskRequest(question=question, mode=mode, summarize=summarize), headers=headers(question))
             times = {mode: [] for mode in modes}
             partial = {mode: 0 for mode in modes}
+            summaries = {mode: 0 for mode in modes}
             for _ in range(repeat):
                 for i, question in enumerate(questions):
                     # each mode asks first every other question: the first to ask a new question pays what the
@@ -106,13 +109,14 @@ async def end_to_end(spec: FederationSpec, questions: list[str], repeat: int, us
                                            headers=headers(question))
                         times[mode].append((time.perf_counter() - started) * 1000)
                         partial[mode] += int(answer.partial)
+                        summaries[mode] += len(answer.summaries)
         finally:
             await nc.drain()
     found = {mode: {"questions": len(times[mode]), "p50_ms": percentile(times[mode], 50),
                     "p99_ms": percentile(times[mode], 99), "first_p50_ms": percentile(times[mode][:len(questions)], 50),
                     "warm_p50_ms": percentile(times[mode][len(questions):] or times[mode], 50),
                     "warm_p99_ms": percentile(times[mode][len(questions):] or times[mode], 99),
-                    "partial": partial[mode]} for mode in modes}
+                    "partial": partial[mode], "summaries": summaries[mode]} for mode in modes}
     return found if len(modes) > 1 else found[modes[0]]
 
 
@@ -179,6 +183,9 @@ def main() -> int:
         figures["centralized"] = asyncio.run(end_to_end(central, questions, args.repeat))
     figures["answered"] = asyncio.run(end_to_end(spec, questions, args.repeat, summarize="extractive"))
     figures["secured"] = asyncio.run(end_to_end(secure, questions, args.repeat, user=DEMO_USER))
+    # the demo as a clinician asks it: identities on, each hospital's router summarizing, an extractive answer
+    figures["secured_answered"] = asyncio.run(end_to_end(secure, questions, args.repeat, user=DEMO_USER,
+                                                         summarize="extractive"))
     figures["hop"] = hop_costs(secure, DEMO_USER)
     fed, cen, sec = figures["federated"], figures["centralized"], figures["secured"]
     figures["ratio_p50"] = fed["p50_ms"] / cen["p50_ms"]
@@ -207,6 +214,9 @@ def main() -> int:
               f"permissioned broker; as {DEMO_USER})")
         print(f"{'ratio secured/open':24}{figures['secured_ratio_p50']:10.2f}{figures['secured_ratio_p99']:10.2f}"
               f"{sec['warm_p99_ms'] / fed['warm_p99_ms']:10.2f}")
+        sa = figures["secured_answered"]
+        print(row('  with answer, summaries', sa) + "(each hospital's router summarizes: "
+              f"{sa['summaries'] / sa['questions']:.1f} summaries an answer; first round p50 {sa['first_p50_ms']:.1f} ms)")
         hop = figures["hop"]
         print(f"per hop: token {hop['token_cold_us']:.0f} us cold, {hop['token_cached_us']:.1f} us cached; "
               f"proof {hop['proof_us']:.0f} us; policy {hop['policy_us']:.1f} us")
