@@ -280,3 +280,24 @@ def test_a_sentence_too_long_to_quote_whole_is_quoted_in_parts_after_a_dose():
         "not cut within a dose"
     short_one = "She takes metformin 500 mg b.i.d. Dr. Smith follows her."
     assert len(short_one) <= MAX_SENTENCE_CHARS and quotable(short_one) == [short_one], "cut only where too long"
+
+
+def test_words_are_weighed_as_scikit_learns_sublinear_tf_idf_weighs_them():
+    """The summary's TF-IDF is computed in plain arrays; it must weigh as scikit-learn's ``TfidfVectorizer`` with
+    ``sublinear_tf`` (a word's repeats, its rarity, unit rows), passages and new sentences alike."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from summarizer import extractive
+
+    hits = [Hit(id=f"n{n}", org="site", path="site.x", score=0.5, text=text, patient=patient)
+            for n, (patient, _, text) in enumerate(note for notes in NOTES.values() for note in notes)]
+    hits.append(Hit(id="plain", org="site", path="site.x", score=0.5, text="It was 12 of 15 on 3 of 4."))
+    words = extractive._Words(hits)
+    reference = TfidfVectorizer(analyzer=words._words, sublinear_tf=True)
+    expected = reference.fit_transform([hit.text for hit in hits]).toarray()
+    assert words.terms.tolist() == reference.get_feature_names_out().tolist()
+    assert "ana" not in words.terms and "warfarin" in words.terms  # patients' names and stop words are left out
+    np.testing.assert_allclose(words.passages, expected, atol=1e-12)
+    said = ["Warfarin warfarin and apixaban for atrial fibrillation.", "Nothing here is known.", QUESTION]
+    np.testing.assert_allclose(words.rows(said), reference.transform(said).toarray(), atol=1e-12)
+    assert not words.rows(["Nothing here is known."]).any()
