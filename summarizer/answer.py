@@ -216,11 +216,37 @@ def from_best_source(hits: Sequence[Hit], texts: Sequence[str], max_sentences: i
     return said[:max_sentences]
 
 
-def gives_kind(sentence: str, kind: str | None) -> bool:
+def gives_kind(sentence: str, kind: str | None, names: Callable[[str], object] | None = None) -> bool:
     """Whether a sentence of a patient's record gives the ``kind`` asked of the records (:func:`summarizer.kinds.in_record`),
     not by a field of a header ("Primary diagnosis: cellulitis." is no treatment) unless the field gives it
-    ("Disposition: home.", :data:`summarizer.kinds.GIVEN_BY_FIELDS`)."""
-    return kinds.in_record(sentence, kind) and (kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(sentence))
+    ("Disposition: home.", :data:`summarizer.kinds.GIVEN_BY_FIELDS`). A list that ``names`` what is asked (what
+    :attr:`Focus.weigh` finds in a text) gives it of that only in an item that names it: "PAST MEDICAL HISTORY: a history
+    of overdose treated with naloxone; gout." gives no treatment of gout, "colchicine 0.6 mg daily for gout; …" does."""
+    if not (kinds.in_record(sentence, kind) and (kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(sentence))):
+        return False
+    items = sentence.split(";")
+    if names is None or len(items) == 1 or not names(sentence):
+        return True
+    return any(names(item) and kinds.in_record(item, kind) for item in items)
+
+
+def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus) -> list[str]:
+    """The sentences of ``pool`` (each with its passage's number) that may give the kind asked of the records
+    (:attr:`Focus.kind`): not those of a passage naming what is asked only in the patient's past
+    (:func:`summarizer.kinds.of_now`) — "Ms. Donna Perez is a 46-year-old woman with a history of osteoporosis and gout
+    who was admitted with left leg redness": her note's treatments and complaints are not her gout's. Where a header's
+    field gives the kind (where the patient went), every sentence may."""
+    distinct = list(dict.fromkeys(text for _, text in pool))
+    if focus.weigh is None or focus.kind is None or focus.kind in kinds.GIVEN_BY_FIELDS:
+        return distinct
+    named, now = set(), set()
+    for n, text in pool:
+        if focus.weigh(text):
+            named.add(n)
+            if focus.weigh(kinds.of_now(text)):
+                now.add(n)
+    past = named - now
+    return list(dict.fromkeys(text for n, text in pool if n not in past))
 
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,
@@ -256,8 +282,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # a patient's first sentence is the one of the kind asked, if any, then the one saying most of what the question
     # asks about, then those saying what their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
-    for text in distinct:  # asked of what the passages quoted say (the treatment of the cellulitis they name)
-        if gives_kind(text, focus.kind):
+    for text in of_the_present(pool, focus):  # asked of what the passages quoted say (the treatment of the cellulitis
+        if gives_kind(text, focus.kind, focus.weigh):  # they name)
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
         return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)

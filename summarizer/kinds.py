@@ -109,6 +109,25 @@ _UNIT = re.compile(r"\b\w+ (?:service|department|unit|team|ward)s?\b|\bdepartmen
 _TREATED_FOR = re.compile(r"\b(?:treated|treating|managed|managing) for\b", re.IGNORECASE)
 #: What names drugs the patient is not given: an allergy or an intolerance ("ALLERGIES: No known drug allergies").
 _NOT_GIVEN = re.compile(r"\b(?:allerg|intoleran)", re.IGNORECASE)
+#: A patient's use of drugs that no one gave them ("Denies illicit drug use.", "No recreational drug use."): no treatment,
+#: whatever its words (:func:`in_record`).
+_DRUG_USE = re.compile(r"\b(?:(?:illicit|recreational|street|intravenous|injection) drugs?|drugs? (?:use|abuse|misuse))\b",
+                       re.IGNORECASE)
+#: Words that begin as a kind's cue does and mean something else in a record: "Significant for COPD" is a history, no
+#: sign of it; "signed by" a note's author (:func:`in_record`).
+_FALSE_CUES = re.compile(r"\b(?:significant(?:ly)?|signed|signature)\b", re.IGNORECASE)
+#: A sentence that says what the patient denies or tested negative for ("Denies chest pain.", "ROS: Negative for fever."),
+#: after a field's name if any: it gives none of what they had or received (:func:`in_record`).
+_DENIED = re.compile(r"^\W*(?:[^:.]{1,40}:\s*)?(?:denie[sd]|negative for)\b", re.IGNORECASE)
+#: … and one that begins by saying there was none ("No fever or chills.", "Without chest pain."): no symptom they had.
+_NONE = re.compile(r"^\W*(?:[^:.]{1,40}:\s*)?(?:no|without)\b", re.IGNORECASE)
+#: What a record says of the patient's past, not of what brought them: a history's field ("PAST MEDICAL HISTORY: …",
+#: "FAMILY HISTORY: …") whole, and "a history of …" up to where the clause turns to now ("… with a history of
+#: osteoporosis and gout who was admitted with left leg redness"); not the history of the present illness.
+_PAST = re.compile(r"^\W*(?:(?:past|prior) (?:medical |surgical )?|family |social |medical )history\s*:.*"
+                   r"|\b(?:(?:a|prior|past|known) )?(?:medical )?history of\b(?! (?:the )?present illness)[^.:]*?"
+                   r"(?=\b(?:who|which|presents?|presented|presenting|admitted|was|is|now|with an?)\b|[.:]|$)",
+                   re.IGNORECASE | re.DOTALL)
 #: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a
 #: cosine similarity: more than the spread between the passages of one topic, so among the answers about
 #: the question's topic the one of the asked kind leads).
@@ -202,11 +221,19 @@ def asked_of_records(question: str, things: Sequence[str]) -> str | None:
 def in_record(sentence: str, kind: str | None) -> bool:
     """Whether a sentence of a patient's record gives what a question of ``kind`` asks of them (one of
     :data:`RECORD_KINDS`): as :func:`speaks_of`, but not by the name of a department or service, nor a treatment by
-    an allergy or by what the patient is treated for."""
-    if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)):
+    an allergy, by what the patient is treated for or by their use of drugs, nor a sign by "significant", nor anything by
+    what they deny ("Denies illicit drug use."), nor a symptom by what they had none of ("No fever.")."""
+    if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)) or _DENIED.match(sentence) or (
+            kind == "symptoms" and _NONE.match(sentence)):
         return False
-    said = _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))
+    said = _FALSE_CUES.sub(" ", _DRUG_USE.sub(" ", _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))))
     return _cued(said, KINDS[kind][1] + RECORD_CUES.get(kind, ()))
+
+
+def of_now(sentence: str) -> str:
+    """``sentence`` of a patient's record without what it says of their past (:data:`_PAST`): a note that names the gout
+    asked about only in a history ("PAST MEDICAL HISTORY: osteoporosis; gout.") treats something else."""
+    return _PAST.sub(" ", sentence)
 
 
 def unsaid(kind: str, things: Sequence[str]) -> str:

@@ -218,6 +218,52 @@ def test_a_kind_asked_of_records_that_no_passage_found_gives_is_not_answered_by_
     assert not is_insufficient(named) and "Primary diagnosis: community-acquired pneumonia." in named, named
 
 
+def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_patients_past(embedder):
+    """"How was gout treated?" was answered, on the demo, by "PAST MEDICAL HISTORY: hepatitis C and a history of overdose
+    treated with naloxone; gout." — a history naming gout, whose "treated" is the overdose's — and without that, by the
+    naloxone of the same note's overdose. A note that names what is asked only in the patient's past treats something
+    else; a list gives the kind of what it names only in the item naming it; what a patient denies, their use of
+    drugs and a history "significant for" something give no treatment nor symptom."""
+    from nodes.concepts import analyse, weighed, weighing
+    from summarizer.answer import gives_kind
+    from summarizer.kinds import asked_of_records, in_record, of_now, unsaid
+
+    question = "How was gout treated?"
+    analysis = analyse(question)
+    things = [concept.text for concept in analysis.concepts]
+    kind = asked_of_records(question, things)
+    assert kind == "treatment" and things == ["gout"]
+    weights = weighing(analysis, None)
+    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind, unsaid=unsaid(kind, things))
+    past = [hit(1, "Eva Lund, 2024-01-02. PAST MEDICAL HISTORY: hepatitis C and a history of overdose treated with "
+                   "naloxone; gout. She required several doses of naloxone in the field. Denies illicit drug use.",
+                "Eva Lund", 0.72),
+            hit(2, "Ola Berg, 2024-02-03. HISTORY OF PRESENT ILLNESS: Ms. Ola Berg is a 60-year-old woman with a history "
+                   "of osteoporosis and gout who was admitted with chest pain. MEDICATIONS: aspirin 81 mg daily.",
+                "Ola Berg", 0.7)]
+    vector = embedder.embed_one(question)
+    refused = extractive_answer(vector, past, embedder.embed, focus=focus, question=question)
+    assert is_insufficient(refused) and refused.endswith("None of the passages that mention gout gives a treatment."), refused
+    flare = hit(3, "Ivo Kral, 2024-03-04. He was admitted with an acute gout flare of the right first toe. He was treated "
+                   "with colchicine 0.6 mg twice daily and prednisone.", "Ivo Kral", 0.6)
+    answer = extractive_answer(vector, [*past, flare], embedder.embed, focus=focus, question=question)
+    assert answer.splitlines()[0].startswith("Ivo Kral: He was treated with colchicine 0.6 mg twice daily"), answer
+    assert "naloxone" not in answer.splitlines()[0] and "aspirin" not in answer.splitlines()[0], answer
+    # what is said of the past, and what is said now
+    assert of_now("PAST MEDICAL HISTORY: Significant for osteoporosis; gout.").strip() == ""
+    assert "gout" not in of_now("She is a 60-year-old woman with a history of osteoporosis and gout who was admitted.")
+    assert "cellulitis" in of_now("HISTORY OF PRESENT ILLNESS: She presents with cellulitis of the leg.")
+    # a list's item, and the words that give no treatment or symptom in a record
+    listed = "PAST MEDICAL HISTORY: a history of overdose treated with naloxone; gout."
+    assert in_record(listed, kind) and not gives_kind(listed, kind, focus.weigh)
+    assert gives_kind("MEDICATIONS: colchicine 0.6 mg daily for gout; lisinopril 10 mg daily.", kind, focus.weigh)
+    for sentence in ["Denies illicit drug use.", "No recreational drug use."]:
+        assert not in_record(sentence, "treatment"), sentence
+    for sentence in ["ROS: Negative for fever or cough.", "No fever or chills.", "Significant for obesity; gout."]:
+        assert not in_record(sentence, "symptoms"), sentence
+    assert in_record("She had fever and chills for two days.", "symptoms")
+
+
 def test_where_a_patient_was_discharged_to_is_the_disposition_their_header_gives(embedder):
     """"Where was Eric Harris discharged to?" was answered, on the demo, by each admission's "Discharged: <date>." — the
     field nearest the question, and naming its word — and never by the "Disposition: rehabilitation." beside it. Where
