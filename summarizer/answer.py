@@ -234,7 +234,8 @@ def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus) -> list[str]:
     """The sentences of ``pool`` (each with its passage's number) that may give the kind asked of the records
     (:attr:`Focus.kind`): not those of a passage naming what is asked only in the patient's past
     (:func:`summarizer.kinds.of_now`) — "Ms. Donna Perez is a 46-year-old woman with a history of osteoporosis and gout
-    who was admitted with left leg redness": her note's treatments and complaints are not her gout's. Where a header's
+    who was admitted with left leg redness": her note's treatments and complaints are not her gout's — but for its list
+    of her medications (:func:`summarizer.kinds.lists_medications`), what she takes for all she has. Where a header's
     field gives the kind (where the patient went), every sentence may."""
     distinct = list(dict.fromkeys(text for _, text in pool))
     if focus.weigh is None or focus.kind is None or focus.kind in kinds.GIVEN_BY_FIELDS:
@@ -246,7 +247,8 @@ def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus) -> list[str]:
             if focus.weigh(kinds.of_now(text)):
                 now.add(n)
     past = named - now
-    return list(dict.fromkeys(text for n, text in pool if n not in past))
+    return list(dict.fromkeys(text for n, text in pool if n not in past
+                              or (focus.kind == "treatment" and kinds.lists_medications(text))))
 
 
 def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[list[str]], np.ndarray], *,

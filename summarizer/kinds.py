@@ -230,6 +230,17 @@ def in_record(sentence: str, kind: str | None) -> bool:
     return _cued(said, KINDS[kind][1] + RECORD_CUES.get(kind, ()))
 
 
+#: A record's list of the patient's medications ("MEDICATIONS: Current medications: allopurinol 100 mg daily; …"): what
+#: they take for all they have, their history's conditions too (:func:`summarizer.answer.of_the_present`).
+_MEDICATION_LIST = re.compile(r"^\W*(?:(?:current|home|discharge|admission|outpatient|inpatient|active|daily|regular) )?"
+                              r"medications?\b[^.:]{0,40}(?::|\binclude)", re.IGNORECASE)
+
+
+def lists_medications(sentence: str) -> bool:
+    """Whether ``sentence`` of a record lists the patient's medications (:data:`_MEDICATION_LIST`)."""
+    return _MEDICATION_LIST.match(sentence) is not None
+
+
 def of_now(sentence: str) -> str:
     """``sentence`` of a patient's record without what it says of their past (:data:`_PAST`): a note that names the gout
     asked about only in a history ("PAST MEDICAL HISTORY: osteoporosis; gout.") treats something else."""

@@ -1977,12 +1977,12 @@ async def test_records_that_name_what_is_asked_answer_it_however_far_their_words
 
     # "treatment" draws medication lists nearer the question than any record naming gout; the fusion favours those
     # that name it, so the answer is about gout and not "none of the closest records mentions gout" — the demo's
-    # records name gout only in the patients' histories, so they say that none of them gives its treatment (not the
-    # naloxone of an overdose in one's history)
+    # records name gout only in the patients' histories: it leads with a medication list (allopurinol), not with the
+    # naloxone of an overdose in one's history
     gout = await ask(nc, AskRequest(question="What is the treatment for gout?", summarize="extractive", mode="hybrid"))
     asked = analyse("What is the treatment for gout?").concepts
-    assert mentions(gout.hits[0].text, asked) and not gout.closest and not gout.absent, gout.answer
-    assert gout.answer.endswith("None of the passages that mention gout gives a treatment."), gout.answer
+    assert mentions(gout.hits[0].text, asked) and not is_insufficient(gout.answer), gout.answer
+    assert "MEDICATIONS:" in gout.answer.splitlines()[0] and "naloxone" not in gout.answer.splitlines()[0], gout.answer
     # a record's header of fields says it ("Disposition: against medical advice") though under the evidence floor's
     # similarity: every patient whose passage says it is named
     question = "Which patients left the hospital against medical advice?"

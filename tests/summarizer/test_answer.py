@@ -222,11 +222,12 @@ def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_pa
     """"How was gout treated?" was answered, on the demo, by "PAST MEDICAL HISTORY: hepatitis C and a history of overdose
     treated with naloxone; gout." — a history naming gout, whose "treated" is the overdose's — and without that, by the
     naloxone of the same note's overdose. A note that names what is asked only in the patient's past treats something
-    else; a list gives the kind of what it names only in the item naming it; what a patient denies, their use of
-    drugs and a history "significant for" something give no treatment nor symptom."""
+    else, but for its list of the patient's medications; a list gives the kind of what it names only in the item naming
+    it; what a patient denies, their use of drugs and a history "significant for" something give no treatment nor
+    symptom."""
     from nodes.concepts import analyse, weighed, weighing
     from summarizer.answer import gives_kind
-    from summarizer.kinds import asked_of_records, in_record, of_now, unsaid
+    from summarizer.kinds import asked_of_records, in_record, lists_medications, of_now, unsaid
 
     question = "How was gout treated?"
     analysis = analyse(question)
@@ -235,27 +236,34 @@ def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_pa
     assert kind == "treatment" and things == ["gout"]
     weights = weighing(analysis, None)
     focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind, unsaid=unsaid(kind, things))
-    past = [hit(1, "Eva Lund, 2024-01-02. PAST MEDICAL HISTORY: hepatitis C and a history of overdose treated with "
-                   "naloxone; gout. She required several doses of naloxone in the field. Denies illicit drug use.",
-                "Eva Lund", 0.72),
-            hit(2, "Ola Berg, 2024-02-03. HISTORY OF PRESENT ILLNESS: Ms. Ola Berg is a 60-year-old woman with a history "
-                   "of osteoporosis and gout who was admitted with chest pain. MEDICATIONS: aspirin 81 mg daily.",
-                "Ola Berg", 0.7)]
+    overdose = hit(1, "Eva Lund, 2024-01-02. PAST MEDICAL HISTORY: hepatitis C and a history of overdose treated with "
+                      "naloxone; gout. She required several doses of naloxone in the field. Denies illicit drug use.",
+                   "Eva Lund", 0.72)
     vector = embedder.embed_one(question)
-    refused = extractive_answer(vector, past, embedder.embed, focus=focus, question=question)
+    refused = extractive_answer(vector, [overdose], embedder.embed, focus=focus, question=question)
     assert is_insufficient(refused) and refused.endswith("None of the passages that mention gout gives a treatment."), refused
+    listed = hit(2, "Ola Berg, 2024-02-03. HISTORY OF PRESENT ILLNESS: Ms. Ola Berg is a 60-year-old woman with a history "
+                    "of osteoporosis and gout who was admitted with chest pain. She was given aspirin 325 mg in the "
+                    "ambulance. MEDICATIONS: allopurinol 100 mg daily.", "Ola Berg", 0.7)
     flare = hit(3, "Ivo Kral, 2024-03-04. He was admitted with an acute gout flare of the right first toe. He was treated "
                    "with colchicine 0.6 mg twice daily and prednisone.", "Ivo Kral", 0.6)
-    answer = extractive_answer(vector, [*past, flare], embedder.embed, focus=focus, question=question)
-    assert answer.splitlines()[0].startswith("Ivo Kral: He was treated with colchicine 0.6 mg twice daily"), answer
-    assert "naloxone" not in answer.splitlines()[0] and "aspirin" not in answer.splitlines()[0], answer
+    answer = extractive_answer(vector, [overdose, listed, flare], embedder.embed, focus=focus, question=question)
+    lines = answer.splitlines()
+    # each patient's answer leads with a treatment of the gout: her medications, what she takes for all she has; not
+    # the aspirin of her chest pain; the overdose's naloxone gives none, and its patient comes last, named only
+    assert {line for line in lines[:2]} == {
+        next(line for line in lines if line.startswith("Ola Berg: MEDICATIONS: allopurinol 100 mg daily. [2]")),
+        next(line for line in lines if line.startswith("Ivo Kral: He was treated with colchicine 0.6 mg twice daily"))}, answer
+    assert lines[2].startswith("Eva Lund: PAST MEDICAL HISTORY:") and "aspirin" not in answer, answer
     # what is said of the past, and what is said now
     assert of_now("PAST MEDICAL HISTORY: Significant for osteoporosis; gout.").strip() == ""
     assert "gout" not in of_now("She is a 60-year-old woman with a history of osteoporosis and gout who was admitted.")
     assert "cellulitis" in of_now("HISTORY OF PRESENT ILLNESS: She presents with cellulitis of the leg.")
+    assert lists_medications("Medications on this admission include aspirin 81 mg daily.")
+    assert not lists_medications("She stopped her medications last week: all of them.")
     # a list's item, and the words that give no treatment or symptom in a record
-    listed = "PAST MEDICAL HISTORY: a history of overdose treated with naloxone; gout."
-    assert in_record(listed, kind) and not gives_kind(listed, kind, focus.weigh)
+    history = "PAST MEDICAL HISTORY: a history of overdose treated with naloxone; gout."
+    assert in_record(history, kind) and not gives_kind(history, kind, focus.weigh)
     assert gives_kind("MEDICATIONS: colchicine 0.6 mg daily for gout; lisinopril 10 mg daily.", kind, focus.weigh)
     for sentence in ["Denies illicit drug use.", "No recreational drug use."]:
         assert not in_record(sentence, "treatment"), sentence
