@@ -182,22 +182,31 @@ def test_a_question_asking_a_kind_of_patients_records_is_answered_by_that_kind(e
     assert asked_of_records("What medications treat heart failure in these patients?", ["heart failure"]) == "treatment"
 
 
+def kind_focus(question: str) -> tuple[str | None, list[str], Focus]:
+    """The kind ``question`` asks of the records, the things it asks about, and the focus the gateway gives an answer
+    whose passages tell them (weighed as the question weighs them, without the records' statistics)."""
+    from nodes.concepts import analyse, weighed, weighing
+    from summarizer.kinds import asked_of_records, unsaid
+
+    analysis = analyse(question)
+    things = [concept.text for concept in analysis.concepts]
+    kind = asked_of_records(question, things)
+    weights = weighing(analysis, None)
+    return kind, things, Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind,
+                               unsaid=unsaid(kind, things) if kind else "")
+
+
 def test_a_kind_asked_of_records_that_no_passage_found_gives_is_not_answered_by_what_names_the_thing(embedder):
     """"What symptoms did patients with pneumonia have?" was answered, on the demo, `successful` with ten patients'
     "Primary diagnosis: community-acquired pneumonia." — a header naming what is asked, no symptom — because each
     patient's complaints sit in another passage of their notes. When none of the passages that mention what is asked
     gives the kind asked of the patients' records, the answer says so instead; one that gives it, in a note's words
     ("febrile", "shortness of breath": summarizer.kinds.RECORD_CUES), is quoted."""
-    from nodes.concepts import analyse, weighed, weighing
-    from summarizer.kinds import asked_of_records, in_record, speaks_of, unsaid
+    from summarizer.kinds import in_record, speaks_of
 
     question = "What symptoms did patients with pneumonia have?"
-    analysis = analyse(question)
-    things = [concept.text for concept in analysis.concepts]
-    kind = asked_of_records(question, things)
+    kind, things, focus = kind_focus(question)
     assert kind == "symptoms" and things == ["pneumonia"]
-    weights = weighing(analysis, None)
-    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind, unsaid=unsaid(kind, things))
     headers = [hit(n, f"Admission ADM-{n}. Patient: {who}. Department: medicine. Primary diagnosis: community-acquired "
                       "pneumonia. Disposition: home.", who, 0.7 - n / 100) for n, who in [(1, "Ivy Stone"), (2, "Bo Chen")]]
     vector = embedder.embed_one(question)
@@ -225,17 +234,12 @@ def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_pa
     else, but for its list of the patient's medications; a list gives the kind of what it names only in the item naming
     it; what a patient denies, their use of drugs and a history "significant for" something give no treatment nor
     symptom."""
-    from nodes.concepts import analyse, weighed, weighing
     from summarizer.answer import gives_kind
-    from summarizer.kinds import asked_of_records, in_record, lists_medications, of_now, unsaid
+    from summarizer.kinds import in_record, lists_medications, of_now
 
     question = "How was gout treated?"
-    analysis = analyse(question)
-    things = [concept.text for concept in analysis.concepts]
-    kind = asked_of_records(question, things)
+    kind, things, focus = kind_focus(question)
     assert kind == "treatment" and things == ["gout"]
-    weights = weighing(analysis, None)
-    focus = Focus(weigh=lambda said: weighed(said, analysis, weights), told=True, kind=kind, unsaid=unsaid(kind, things))
     overdose = hit(1, "Eva Lund, 2024-01-02. PAST MEDICAL HISTORY: hepatitis C and a history of overdose treated with "
                       "naloxone; gout. She required several doses of naloxone in the field. Denies illicit drug use.",
                    "Eva Lund", 0.72)
