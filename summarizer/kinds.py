@@ -114,18 +114,20 @@ _NOT_GIVEN = re.compile(r"\b(?:allerg|intoleran)", re.IGNORECASE)
 _DRUG_USE = re.compile(r"\b(?:(?:illicit|recreational|street|intravenous|injection) drugs?|drugs? (?:use|abuse|misuse))\b",
                        re.IGNORECASE)
 #: Words that begin as a kind's cue does and mean something else in a record: "Significant for COPD" is a history, no
-#: sign of it; "signed by" a note's author (:func:`in_record`).
-_FALSE_CUES = re.compile(r"\b(?:significant(?:ly)?|signed|signature)\b", re.IGNORECASE)
+#: sign of it; "signed by" a note's author; "PAST HISTORY Medical …", "medical problems" no medication (:func:`in_record`).
+_FALSE_CUES = re.compile(r"\b(?:significant(?:ly)?|signed|signature|medical(?:ly)?)\b", re.IGNORECASE)
 #: A sentence that says what the patient denies or tested negative for ("Denies chest pain.", "ROS: Negative for fever."),
 #: after a field's name if any: it gives none of what they had or received (:func:`in_record`).
 _DENIED = re.compile(r"^\W*(?:[^:.]{1,40}:\s*)?(?:denie[sd]|negative for)\b", re.IGNORECASE)
 #: … and one that begins by saying there was none ("No fever or chills.", "Without chest pain."): no symptom they had.
 _NONE = re.compile(r"^\W*(?:[^:.]{1,40}:\s*)?(?:no|without)\b", re.IGNORECASE)
 #: What a record says of the patient's past, not of what brought them: a history's field ("PAST MEDICAL HISTORY: …",
-#: "FAMILY HISTORY: …") whole, and "a history of …" up to where the clause turns to now ("… with a history of
-#: osteoporosis and gout who was admitted with left leg redness"); not the history of the present illness.
-_PAST = re.compile(r"^\W*(?:(?:past|prior) (?:medical |surgical )?|family |social |medical )history\s*:.*"
-                   r"|\b(?:(?:a|prior|past|known) )?(?:medical )?history of\b(?! (?:the )?present illness)[^.:]*?"
+#: "FAMILY HISTORY …", with or without its colon) whole, and "a history of …" after a word, up to where the clause
+#: turns to now ("… with a history of osteoporosis and gout who was admitted with left leg redness"); not the history
+#: of the present illness, nor a problem a plan heads so ("3. History of gout. - Medical Treatment: He will continue his
+#: allopurinol.").
+_PAST = re.compile(r"^\W*(?:(?:past|prior) (?:medical |surgical )?|family |social |medical )history\b(?! of).*"
+                   r"|(?<=[^\W\d_] )(?:medical )?history of\b(?! (?:the )?present illness)[^.:]*?"
                    r"(?=\b(?:who|which|presents?|presented|presenting|admitted|was|is|now|with an?)\b|[.:]|$)",
                    re.IGNORECASE | re.DOTALL)
 #: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a

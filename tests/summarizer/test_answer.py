@@ -263,14 +263,17 @@ def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_pa
     assert of_now("PAST MEDICAL HISTORY: Significant for osteoporosis; gout.").strip() == ""
     assert "gout" not in of_now("She is a 60-year-old woman with a history of osteoporosis and gout who was admitted.")
     assert "cellulitis" in of_now("HISTORY OF PRESENT ILLNESS: She presents with cellulitis of the leg.")
+    assert "gout" in of_now("3. History of gout. - Medical Treatment: He will continue his allopurinol."), "a plan's problem"
     assert lists_medications("Medications on this admission include aspirin 81 mg daily.")
     assert not lists_medications("She stopped her medications last week: all of them.")
     # a list's item, and the words that give no treatment or symptom in a record
     history = "PAST MEDICAL HISTORY: a history of overdose treated with naloxone; gout."
     assert in_record(history, kind) and not gives_kind(history, kind, focus.weigh)
     assert gives_kind("MEDICATIONS: colchicine 0.6 mg daily for gout; lisinopril 10 mg daily.", kind, focus.weigh)
-    for sentence in ["Denies illicit drug use.", "No recreational drug use."]:
+    for sentence in ["Denies illicit drug use.", "No recreational drug use.", "PAST MEDICAL HISTORY: Hypertension, atrial "
+                     "fibrillation.", "He does not report any other medical problems."]:
         assert not in_record(sentence, "treatment"), sentence
+    assert of_now("PAST HISTORY Medical Chronic Congestive Heart Failure.").strip() == "", "a field without its colon"
     for sentence in ["ROS: Negative for fever or cough.", "No fever or chills.", "Significant for obesity; gout."]:
         assert not in_record(sentence, "symptoms"), sentence
     assert in_record("She had fever and chills for two days.", "symptoms")
