@@ -59,6 +59,9 @@ KIND, KIND_WEIGHT = "kind", 4.0
 #: "Admitted: 2023-03-22."). Beside a sentence of the same patient that says what is asked, one that says nothing of it
 #: only says where or when (:func:`select`).
 FIELD_LINE = re.compile(r"[^\W\d_][^\W_]*(?: [^\W\d_]+){0,3}: [^\s.;:]+(?: [^\s.;:]+){0,2}\.?")
+#: A sentence a plan's numbered problem heads, and its plan follows ("2. Diabetes type 2. - Medical Reasoning: …"): what
+#: it says is of that problem (:func:`gives_kind`); not a numbered list's entry alone ("2. Metformin 500 mg daily.").
+PROBLEM = re.compile(r"\s*\d{1,2}[.)]\s+(?P<problem>[^.;:]{2,80})\.(?=\s+\S)")
 _NUMBERED = re.compile(r"#(\d+)$")
 _CITED = re.compile(r"(?P<text>\S.*?) \[(?P<n>\d+)\](?=\s|$)")
 
@@ -221,9 +224,13 @@ def gives_kind(sentence: str, kind: str | None, names: Callable[[str], object] |
     not by a field of a header ("Primary diagnosis: cellulitis." is no treatment) unless the field gives it
     ("Disposition: home.", :data:`summarizer.kinds.GIVEN_BY_FIELDS`). A list that ``names`` what is asked (what
     :attr:`Focus.weigh` finds in a text) gives it of that only in an item that names it: "PAST MEDICAL HISTORY: a history
-    of overdose treated with naloxone; gout." gives no treatment of gout, "colchicine 0.6 mg daily for gout; …" does."""
+    of overdose treated with naloxone; gout." gives no treatment of gout, "colchicine 0.6 mg daily for gout; …" does; and
+    a plan's numbered problem (:data:`PROBLEM`) gives it only of the problem it heads."""
     if not (kinds.in_record(sentence, kind) and (kind in kinds.GIVEN_BY_FIELDS or not FIELD_LINE.fullmatch(sentence))):
         return False
+    heading = PROBLEM.match(sentence)
+    if names is not None and heading and not names(heading["problem"]):
+        return False  # "2. Diabetes type 2. - Medical Reasoning: … a slight adjustment to her dosage." is of the diabetes
     items = sentence.split(";")
     if names is None or len(items) == 1 or not names(sentence):
         return True

@@ -270,6 +270,10 @@ def test_a_kind_asked_of_a_thing_is_not_given_by_a_note_naming_it_only_in_the_pa
     history = "PAST MEDICAL HISTORY: a history of overdose treated with naloxone; gout."
     assert in_record(history, kind) and not gives_kind(history, kind, focus.weigh)
     assert gives_kind("MEDICATIONS: colchicine 0.6 mg daily for gout; lisinopril 10 mg daily.", kind, focus.weigh)
+    # a plan's numbered problem gives a treatment of that problem only; a numbered list's entry is no problem
+    assert not gives_kind("2. Diabetes type 2. - Medical Treatment: Increase metformin to 1000 mg.", kind, focus.weigh)
+    assert gives_kind("3. Gout. - Medical Treatment: Continue allopurinol 100 mg daily.", kind, focus.weigh)
+    assert gives_kind("2. Metformin 500 mg twice daily.", kind, focus.weigh)
     for sentence in ["Denies illicit drug use.", "No recreational drug use.", "PAST MEDICAL HISTORY: Hypertension, atrial "
                      "fibrillation.", "He does not report any other medical problems."]:
         assert not in_record(sentence, "treatment"), sentence
