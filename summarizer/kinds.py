@@ -130,6 +130,10 @@ _PAST = re.compile(r"^\W*(?:(?:past|prior) (?:medical |surgical )?|family |socia
                    r"|(?<=[^\W\d_] )(?:medical )?history of\b(?! (?:the )?present illness)[^.:]*?"
                    r"(?=\b(?:who|which|presents?|presented|presenting|admitted|was|is|now|with an?)\b|[.:]|$)",
                    re.IGNORECASE | re.DOTALL)
+#: A record's list of the patient's medications ("MEDICATIONS: Current medications: allopurinol 100 mg daily; …"): what
+#: they take for all they have, their history's conditions too (:func:`summarizer.answer.of_the_present`).
+_MEDICATION_LIST = re.compile(r"^\W*(?:(?:current|home|discharge|admission|outpatient|inpatient|active|daily|regular) )?"
+                              r"medications?\b[^.:]{0,40}(?::|\binclude)", re.IGNORECASE)
 #: How much a passage whose opening gives the asked kind gains in the gateway's fusion (on the scale of a
 #: cosine similarity: more than the spread between the passages of one topic, so among the answers about
 #: the question's topic the one of the asked kind leads).
@@ -223,19 +227,14 @@ def asked_of_records(question: str, things: Sequence[str]) -> str | None:
 def in_record(sentence: str, kind: str | None) -> bool:
     """Whether a sentence of a patient's record gives what a question of ``kind`` asks of them (one of
     :data:`RECORD_KINDS`): as :func:`speaks_of`, but not by the name of a department or service, nor a treatment by
-    an allergy, by what the patient is treated for or by their use of drugs, nor a sign by "significant", nor anything by
-    what they deny ("Denies illicit drug use."), nor a symptom by what they had none of ("No fever.")."""
+    an allergy, by what the patient is treated for or by their use of drugs, nor by "significant" or "medical"
+    (:data:`_FALSE_CUES`), nor anything by what they deny ("Denies illicit drug use."), nor a symptom by what they had
+    none of ("No fever.")."""
     if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)) or _DENIED.match(sentence) or (
             kind == "symptoms" and _NONE.match(sentence)):
         return False
     said = _FALSE_CUES.sub(" ", _DRUG_USE.sub(" ", _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))))
     return _cued(said, KINDS[kind][1] + RECORD_CUES.get(kind, ()))
-
-
-#: A record's list of the patient's medications ("MEDICATIONS: Current medications: allopurinol 100 mg daily; …"): what
-#: they take for all they have, their history's conditions too (:func:`summarizer.answer.of_the_present`).
-_MEDICATION_LIST = re.compile(r"^\W*(?:(?:current|home|discharge|admission|outpatient|inpatient|active|daily|regular) )?"
-                              r"medications?\b[^.:]{0,40}(?::|\binclude)", re.IGNORECASE)
 
 
 def lists_medications(sentence: str) -> bool:
