@@ -237,8 +237,9 @@ def gives_kind(sentence: str, kind: str | None, names: Callable[[str], object] |
     return any(names(item) and kinds.in_record(item, kind) for item in items)
 
 
-def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus) -> list[str]:
-    """The sentences of ``pool`` (each with its passage's number) that may give the kind asked of the records
+def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus, says: Mapping[str, Mapping]) -> list[str]:
+    """The sentences of ``pool`` (each with its passage's number; ``says``, what :attr:`Focus.weigh` finds in each) that
+    may give the kind asked of the records
     (:attr:`Focus.kind`): not those of a passage naming what is asked only in the patient's past
     (:func:`summarizer.kinds.of_now`) — "Ms. Donna Perez is a 46-year-old woman with a history of osteoporosis and gout
     who was admitted with left leg redness": her note's treatments and complaints are not her gout's — but for its list
@@ -249,7 +250,7 @@ def of_the_present(pool: Sequence[tuple[int, str]], focus: Focus) -> list[str]:
         return distinct
     named, now = set(), set()
     for n, text in pool:
-        if focus.weigh(text):
+        if says[text]:
             named.add(n)
             if focus.weigh(kinds.of_now(text)):
                 now.add(n)
@@ -291,8 +292,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     # a patient's first sentence is the one of the kind asked, if any, then the one saying most of what the question
     # asks about, then those saying what their first did not, then the most similar
     says = {text: focus.weigh(text) for text in distinct} if focus.weigh else {}
-    for text in of_the_present(pool, focus):  # asked of what the passages quoted say (the treatment of the cellulitis
-        if gives_kind(text, focus.kind, focus.weigh):  # they name)
+    for text in of_the_present(pool, focus, says):  # asked of what the passages quoted say (the treatment of the
+        if gives_kind(text, focus.kind, focus.weigh):  # cellulitis they name)
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
         return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)

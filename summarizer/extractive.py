@@ -322,6 +322,7 @@ def _rank_sentences(groups: list[_Group], words: _Words, question: str) -> None:
     said = [sentence for group in groups for sentence in group.sentences]
     rows = words.rows([question, *said])  # one call for all
     asked, rows = rows[0], rows[1:]
+    asking = bool(asked.any())  # the question shares a word with the passages
     start = 0
     for group in groups:
         mine = rows[start:start + len(group.sentences)]
@@ -329,8 +330,8 @@ def _rank_sentences(groups: list[_Group], words: _Words, question: str) -> None:
         profile = words.profile(group.members)
         norm = float(np.linalg.norm(profile))
         scores = mine @ (profile / norm if norm else profile)
-        overlap = mine @ asked if asked.any() else np.ones(len(group.sentences))
-        if asked.any():
+        overlap = mine @ asked if asking else np.ones(len(group.sentences))
+        if asking:
             scores = (1 - QUESTION_WEIGHT) * scores + QUESTION_WEIGHT * overlap
         tied = np.round(scores, TIE_DECIMALS)
         order = sorted(range(len(group.sentences)), key=lambda i: (-float(tied[i]), i))  # ties: the earlier

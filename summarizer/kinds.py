@@ -116,6 +116,8 @@ _DRUG_USE = re.compile(r"\b(?:(?:illicit|recreational|street|intravenous|injecti
 #: Words that begin as a kind's cue does and mean something else in a record: "Significant for COPD" is a history, no
 #: sign of it; "signed by" a note's author; "PAST HISTORY Medical …", "medical problems" no medication (:func:`in_record`).
 _FALSE_CUES = re.compile(r"\b(?:significant(?:ly)?|signed|signature|medical(?:ly)?)\b", re.IGNORECASE)
+#: What gives no kind in a record, whatever its words, left out in turn before its cues are read (:func:`in_record`).
+_NO_KIND = (_UNIT, _TREATED_FOR, _DRUG_USE, _FALSE_CUES)
 #: A sentence that says what the patient denies or tested negative for ("Denies chest pain.", "ROS: Negative for fever."),
 #: after a field's name if any: it gives none of what they had or received (:func:`in_record`).
 _DENIED = re.compile(r"^\W*(?:[^:.]{1,40}:\s*)?(?:denie[sd]|negative for)\b", re.IGNORECASE)
@@ -233,7 +235,9 @@ def in_record(sentence: str, kind: str | None) -> bool:
     if kind not in RECORD_KINDS or (kind == "treatment" and _NOT_GIVEN.search(sentence)) or _DENIED.match(sentence) or (
             kind == "symptoms" and _NONE.match(sentence)):
         return False
-    said = _FALSE_CUES.sub(" ", _DRUG_USE.sub(" ", _TREATED_FOR.sub(" ", _UNIT.sub(" ", sentence))))
+    said = sentence
+    for words in _NO_KIND:
+        said = words.sub(" ", said)
     return _cued(said, KINDS[kind][1] + RECORD_CUES.get(kind, ()))
 
 
