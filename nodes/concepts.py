@@ -2225,7 +2225,7 @@ KINDRED |= {name: frozenset(names.split()).union(*(KINDRED[one] for one in membe
                                    "grandparent grandparents": "grandmother grandfather",
                                    "child children": "son daughter"}.items() for name in names.split()}
 #: A son or a daughter is a relative only as what a clause opens with, after words that count or point at them at most
-#: (:func:`_child_said`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
+#: (:func:`_opened_by_kin`): "Her daughter has depression", "One son has ADHD", not "She lives with her son and has asthma".
 CHILDREN = frozenset("son sons daughter daughters".split())
 _BEFORE_CHILDREN = frozenset("her his their one a an the older younger oldest youngest elder eldest two three both "
                              "adult".split())
@@ -2260,12 +2260,50 @@ def _kin_said(before: tuple[str, ...] | list[str], relatives: frozenset[str] = R
     return False
 
 
-def _child_said(words: tuple[str, ...], at: int) -> bool:
-    """Whether the clause of ``words`` opens with a son or a daughter (:data:`CHILDREN`) within :data:`NEGATION_REACH`
-    words of the mention at ``at``, making it theirs as any relative's word does (:func:`_kin_said`)."""
-    first = next((i for i, word in enumerate(words[:at]) if word not in _BEFORE_CHILDREN and not word.isdigit()), at)
-    return (first < at and words[first] in CHILDREN and at - first <= NEGATION_REACH
-            and _kin_said(words[first:at], CHILDREN))
+#: What a relative who opens a clause does that makes what the whole clause says theirs, however far from them it is
+#: (:func:`_opened_by_kin`): "His aunt *has* a history of type II diabetes", "Mother *was* diagnosed at 45 with
+#: breast cancer", "Family history *is* positive for …" — not "Mother brought him in for …", where it is the patient's.
+OWNING = frozenset("has had have with was is were are died suffers suffered developed positive significant".split())
+#: Words between a relative who opens a clause and what they do ("Father *also* had …", "Family *medical history* is …").
+_OWNER_WORDS = frozenset("also history medical members".split())
+#: Words before the relative a clause opens with: that count or point at them, or say which side of the family.
+_BEFORE_KIN = _BEFORE_CHILDREN | frozenset("maternal paternal".split())
+
+
+def _opened_by_kin(words: tuple[str, ...], at: int) -> bool:
+    """Whether the clause of ``words`` opens with a relative (:data:`RELATIVES`, or a son or a daughter: :data:`CHILDREN`)
+    whom the mention at ``at`` belongs to, as any relative's word before it makes it (:func:`_kin_said`): within
+    :data:`NEGATION_REACH` words of it (not "family" alone), or anywhere in the clause when the relative is its subject
+    (:data:`OWNING`) and no pronoun that cannot be theirs stands between ("His mother has breast cancer and he has
+    asthma": his asthma)."""
+    first = next((i for i, word in enumerate(words[:at]) if word not in _BEFORE_KIN and not word.isdigit()), at)
+    relative = words[first] if first < at else ""
+    if relative not in RELATIVES | CHILDREN:
+        return False
+    verb = next((i for i in range(first + 1, at) if words[i] not in _OWNER_WORDS), at)
+    if relative == "family" or at - first > NEGATION_REACH:
+        not_theirs = NOT_HERS if relative in WOMEN_KIN else NOT_HIS if relative in MEN_KIN else PRONOUNS
+        if verb >= at or words[verb] not in OWNING or not not_theirs.isdisjoint(words[verb:at]):
+            return False
+    return _kin_said(words[first:at], RELATIVES | CHILDREN)
+
+
+#: Words that may stand between a mention and the relatives it is said of after it ("diabetes *in the* father", "cancer
+#: *on the maternal side of the* family", "asthma in *both* parents").
+_TO_KIN = frozenset("the her his their my both maternal paternal side sides of".split())
+
+
+def _kin_after(words: tuple[str, ...], end: int) -> bool:
+    """Whether the mention ending before ``end`` is said of relatives after it: "in" or "on" within two words of it
+    (a list's next item: "cancer and asthma on the paternal side of the family") and, past :data:`_TO_KIN`, a relative
+    ("Heart disease in the father", "cancer on the father's side"; not "pneumonia in the past")."""
+    for at in range(end, min(len(words), end + 3)):
+        if words[at] in ("in", "on"):
+            after = at + 1
+            while after < len(words) and words[after] in _TO_KIN:
+                after += 1
+            return after < len(words) and words[after].removesuffix("'s") in RELATIVES | CHILDREN
+    return False
 
 
 #: Words of a question's concept that ask for a finding off the normal ("an *elevated* troponin", "*abnormal* liver
@@ -2565,7 +2603,8 @@ def _polarities(text: str, concepts: list[Concept], kin: bool = False) -> tuple[
                 continue
             before = words[max(0, places[0] - NEGATION_REACH):places[0]]
             after = words[places[-1] + 1:places[-1] + 1 + UNDOING_REACH]
-            if not kin and (_kin_said(before) or _child_said(words, places[0]) or words[-3:] in _IN_FAMILY):
+            if not kin and (_kin_said(before) or _opened_by_kin(words, places[0]) or _kin_after(words, places[-1] + 1)
+                            or words[-3:] in _IN_FAMILY):
                 # a relative's, or denied of them
                 denied = (not NEGATIONS.isdisjoint(before) or not NEGATION_PAIRS.isdisjoint(zip(before, before[1:]))
                           or not DENYING_PAIRS.isdisjoint(zip(after, after[1:])))

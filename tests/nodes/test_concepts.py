@@ -1692,6 +1692,28 @@ def test_a_relative_who_only_tells_the_patients_history_does_not_make_it_theirs(
         assert tells(text, kin, [1]) is not patients, text
 
 
+def test_a_relative_the_clause_is_about_owns_what_it_says_however_far_and_one_named_after_a_mention_too():
+    """Family histories as transcribed notes write them: the relative opening a clause as its subject ("His aunt has a
+    history of type II diabetes") owns the clause's mentions beyond the six words a negation reaches, as does a relative
+    after "in" or "on" ("Heart disease in the father", "… on the paternal side of the family"); a clause whose
+    relative does something else, or that turns to the patient by a pronoun, stays the patient's."""
+    from nodes.concepts import tells
+
+    diabetes, family = analyse("Which patients have diabetes?"), analyse("Who has a family history of diabetes?")
+    for text, patients in [("His aunt has a history of type II diabetes.", False),
+                           ("Her maternal uncle had hypertension, melanoma and type 2 diabetes.", False),
+                           ("Father also had a prior history of poorly controlled diabetes.", False),
+                           ("Family medical history is significant for asthma, hypertension, depression and diabetes.", False),
+                           ("There is heart disease in the father and diabetes in the father.", False),
+                           ("History of cancer and diabetes on the paternal side of the family.", False),
+                           ("Mother brought him in today for evaluation of his poorly controlled diabetes.", True),
+                           ("His mother has breast cancer and he has had type 2 diabetes since 2010.", True),
+                           ("Her father died of a heart attack when she was 12 and she has diabetes.", True),
+                           ("Diabetes in the past year has been well controlled on metformin.", True)]:
+        assert tells(text, diabetes, [0]) is patients, text
+        assert tells(text, family, [1]) is not patients, text
+
+
 def test_a_test_that_found_none_of_it_says_it_absent():
     from nodes.concepts import tells
 
