@@ -46,7 +46,7 @@ import numpy as np
 from bus import codec
 from bus import headers as h
 from bus.budget import Budget
-from bus.errors import ExpiredError
+from bus.errors import ExpiredError, RateLimitedError
 from bus.client import HEARTBEAT_MS
 from bus.asking import Answer, AnswerDelta, AskRequest, Heartbeat, OrgResult
 from bus.messages import FETCH_K, MAX_CONCEPTS, MAX_PASSAGES_NAMED, CollectionStats, ErrorInfo, Filters, Hit, Query, RecordRef
@@ -194,17 +194,19 @@ class Gateway(NodeService):
             budget = Budget.start(ask.deadline_ms)
         budget = budget.with_reserve(budget.reserve.plus(self.answerer.reserve_ms(ask.summarize)))
         started = time.monotonic()
-        vector, focused, filters, analysis, stats, meant, remembered = await self._analyze(request, ask, budget, trace)
+        vector, focused, filters, analysis, stats, meant, remembered, whole = await self._analyze(request, ask, budget, trace)
         filters = held_nowhere(ask.question, filters, stats)  # a name no record holds a word of is someone held nowhere
         lexical = ask.mode != "dense"
         # in records of patients, whom a question asks about (women, over 80) drops others' hits from deeper lists
         asked = whom(ask.question) if stats is not None and stats.people else Whom()
         if asked.only:  # "Which patients are older than 80?": its words "older", "women" are whom, no thing asked
             analysis = Analysis(terms=analysis.terms)
-        absent, closest = grounding(analysis, stats)
+        # what no record mentions, told only of counts every organization gave (one that did not answer, or refused the
+        # caller for now, may hold it)
+        absent, closest = grounding(analysis, stats if whole else None)
         # routers are not asked for summaries of what may turn out to be only the closest records: nothing the
         # question names is mentioned, or something is and the answer names patients (known once they answered)
-        unsummarized = grounding(analysis, stats, naming=True)[1]
+        unsummarized = grounding(analysis, stats if whole else None, naming=True)[1]
         # … and, asking which patients, one hit each: a patient's many visits do not fill the top k
         per_patient = bool(ask.collapse and stats is not None and stats.people and asks_which(ask.question))
         wide = widened(asked, k)
@@ -220,14 +222,18 @@ class Gateway(NodeService):
                                   focused=b"" if focused is None else np.asarray(focused, dtype="<f4").tobytes())
         why = grounded_refusal(Answer(question=ask.question, absent=absent)) if closest else None
         outcomes = await self._scatter(request, query, k, budget, trace, why, asked, _topic(analysis))
+        _refused_for_now(outcomes)
+        whole = whole and complete(outcomes)  # … and no patient is held nowhere while an organization has not said
         stats = self._recounted(request, query, stats, outcomes)
         about = things_asked(analysis) if ask.mode == "hybrid" else []  # what the fusion favours
         answer = self._merge(ask, query, k, outcomes, filters, about, asked, trace, (time.monotonic() - started) * 1000.0)
-        analysis, stats = await self._whose(request, ask, filters, analysis, stats, answer, budget, trace)
+        analysis, stats, recounted_whole = await self._whose(request, ask, filters, analysis, stats, answer, budget, trace)
+        whole = whole and recounted_whole
         # a concept no record mentions as the question spells it may be mentioned by the hits as the records spell it
         analysis, stats, later = respelled(analysis, stats, answer.hits) or (analysis, stats, {})
         answer.read_as = dict(list({**meant, **later}.items())[:MAX_CONCEPTS])
-        answer.absent, answer.closest = grounding(analysis, stats, unknown_patient=answer.filtered and not answer.names,
+        answer.absent, answer.closest = grounding(analysis, stats if whole else None,
+                                                  unknown_patient=whole and answer.filtered and not answer.names,
                                                   naming=of_patients(answer.hits))
         if asked:  # "women", "men": no record need say it of the patients their sex and age were judged by
             answer.absent = [text for text in answer.absent if not whom(text)]
@@ -271,24 +277,25 @@ class Gateway(NodeService):
 
     async def _whose(self, request, ask: AskRequest, filters: Filters, analysis: Analysis,
                      stats: CollectionStats | None, answer: Answer, budget: Budget,
-                     trace: str) -> tuple[Analysis, CollectionStats | None]:
+                     trace: str) -> tuple[Analysis, CollectionStats | None, bool]:
         """The question's analysis and counts, but for a candidate name the leaves took for their patients — a given
         name alone ("Is Justin on apixaban?"), a name in a question without capitals ("what is chu bosco's blood
         pressure?"): whose, not what is asked, once it filters — the question is then read again with it as a name,
         its concepts' counts kept where they are the first reading's, counted again where the name was part of one
-        ("chu bosco's blood pressure" is "blood pressure")."""
+        ("chu bosco's blood pressure" is "blood pressure") — and whether those were counted whole, if counted again."""
         taken = [name for name in filters.candidates if any(answers_to(known, name) for known in answer.names)]
         if not taken:
-            return analysis, stats
+            return analysis, stats, True
         text = _read(ask.question)
         parsed = await asyncio.get_running_loop().run_in_executor(None, parse, text, self.use_spacy)
         again = analyse(text, [*filters.patients, *taken], parsed.phrases, parsed.verbs)
         if stats is None:  # nothing was counted the first time: nothing to count again
-            return again, None
+            return again, None, True
         counted = dict(zip((concept.alternatives for concept in analysis.concepts), mention_counts(analysis, stats) or ()))
         if all(concept.alternatives in counted for concept in again.concepts):
-            return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]})
-        return again, (await self._count(request, ask.question, again, budget, trace, Guesses()))[0]
+            return again, stats.model_copy(update={"concepts": [counted[c.alternatives] for c in again.concepts]}), True
+        recounted, _, whole = await self._count(request, ask.question, again, budget, trace, Guesses())
+        return again, recounted, whole
 
     async def _scatter(self, request, query: Query, k: int, budget: Budget, trace: str, why: str | None,
                        asked: Whom, topic: tuple[Callable[[str], bool], str] | None) -> list[ChildOutcome]:
@@ -386,19 +393,20 @@ class Gateway(NodeService):
         return found
 
     async def _count(self, request, question: str, analysis: Analysis, budget: Budget, trace: str,
-                     guessed: Guesses) -> tuple[CollectionStats | None, bool]:
+                     guessed: Guesses) -> tuple[CollectionStats | None, bool, bool]:
         """The first pass: what the records every organization lets the caller search hold of the question's
         terms and concepts, and of its concepts as its misspelled words may be meant (``guessed``, counted after its
-        own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say) — and whether it was
-        remembered instead (:mod:`nodes.counts`: the search then recounts)."""
+        own: :func:`nodes.spelling.settled`), summed (``None`` when no organization could say) — whether it was
+        remembered instead (:mod:`nodes.counts`: the search then recounts), and whether every organization counted all
+        it holds (:func:`nodes.merge.complete`: else no record's silence is told as absence)."""
         if not analysis.terms and not analysis.concepts:
-            return None, False
+            return None, False, True
         terms, concepts = analysis.terms + guessed.terms, [c.alternatives for c in analysis.concepts + guessed.concepts]
         scope = _scope(request)
         remembered = self.counts.recall(scope, terms, concepts)
         if remembered is not None:
             self.counters["counts.remembered"] += 1
-            return remembered, True
+            return remembered, True, True
         query = Query(question=question, model=self.embedder.fingerprint, want="stats", terms=terms,
                       concepts=[[list(option) for option in concept] for concept in concepts])
         outcomes = await scatter_gather(
@@ -407,10 +415,11 @@ class Gateway(NodeService):
             headers={h.KIND: h.Kind.QUERY, **h.forwardable(request.headers, "stats"), h.TRACE: trace},
             max_leaves=self.max_leaves,
         )
+        _refused_for_now(outcomes)
         stats = summed(outcomes)
         if stats is not None:
             self.counts.remember(scope, terms, concepts, stats, outcomes)
-        return stats, False
+        return stats, False, complete(outcomes)
 
     def _recounted(self, request, query: Query, stats: CollectionStats | None,
                    outcomes: list[ChildOutcome]) -> CollectionStats | None:
@@ -488,13 +497,13 @@ class Gateway(NodeService):
             filters, phrases, verbs = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases, verbs)
             guessed = guesses(analysis, [*filters.patients, *filters.candidates])
-            (stats, remembered), focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace,
+            (stats, remembered, whole), focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace,
                                                                             guessed),
                                                   embedded(focus(text, filters, analysis)))
             analysis, stats, meant = settled(analysis, stats, guessed)
-            return filters, analysis, stats, focused, meant, remembered
+            return filters, analysis, stats, focused, meant, remembered, whole
 
-        vector, (filters, analysis, stats, focused, meant, remembered) = await asyncio.gather(
+        vector, (filters, analysis, stats, focused, meant, remembered, whole) = await asyncio.gather(
             embedded(spelled_out(text)), words())
         if meant:  # misspelled: embedded again as the records spell it
             meant_text = rewritten(text, meant)
@@ -502,7 +511,7 @@ class Gateway(NodeService):
             vector, focused = await asyncio.gather(embedded(spelled_out(meant_text)), embedded(refocused))
         if budget.expired:
             raise ExpiredError("the deadline passed while the question was being embedded")
-        return vector, focused, filters, analysis, stats, meant, remembered
+        return vector, focused, filters, analysis, stats, meant, remembered, whole
 
     @staticmethod
     def _shortfall(ask: AskRequest, answer: Answer) -> str | None:
@@ -517,6 +526,20 @@ class Gateway(NodeService):
 
 #: Words asking for a patient's story rather than a thing (:func:`_asks_a_thing`).
 _STORY = re.compile(r"\b(?:summari[sz]|describ|tell|happen|overview|course|story)", re.IGNORECASE)
+
+
+def _refused_for_now(outcomes: list[ChildOutcome]) -> None:
+    """Refuses the question as the gateway's own rate limit would when no organization answered and some refused the
+    caller for now (their rate at that organization: ``rate_limited``), saying when all will take it again — not
+    answered as if the records held nothing. Where some answered, the answer is theirs, its coverage saying who did not.
+
+    Raises:
+        RateLimitedError: no organization answered, and some said the caller asked too much.
+    """
+    refused = [outcome.error for outcome in outcomes if outcome.error is not None and outcome.error.type == "rate_limited"]
+    if refused and not any(outcome.result is not None for outcome in outcomes):
+        raise RateLimitedError("; ".join(dict.fromkeys(error.reason for error in refused)),
+                               max(error.retry_after_ms or 1.0 for error in refused))
 
 
 def _asks_a_thing(question: str, analysis: Analysis) -> bool:

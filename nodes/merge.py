@@ -17,9 +17,6 @@ from nodes.data.chunking import opening
 from nodes.data.topk import select
 from summarizer import kinds
 
-#: A child's statuses that leave nothing uncounted: it counted, or the caller may search none of it.
-COUNTED = ("successful", "denied")
-
 
 def pooled(outcomes: list[ChildOutcome], lexical: bool = False) -> list[Hit]:
     """Every hit the children returned (in their lexical lists, with ``lexical``), except that children
@@ -46,9 +43,20 @@ def summed(outcomes: list[ChildOutcome]) -> CollectionStats | None:
 
 
 def complete(outcomes: Sequence[ChildOutcome]) -> bool:
-    """Whether every child counted all it holds: it answered whole (not ``partial``, nothing below it timed out), or
-    the caller may search none of it — what :func:`summed` then says lasts as long as the children's processes."""
-    return all(o.status in COUNTED and not (o.result is not None and o.result.timed_out) for o in outcomes)
+    """Whether every child counted all it holds: it answered whole, or the caller may search none of it (``denied``),
+    or it is ``partial`` only by such units below it (its coverage: a router whose leaves denied the caller some) —
+    what :func:`summed` then says lasts as long as the children's processes, and what a claim that the records hold
+    nothing needs (a unit that timed out, failed, or refused the caller for now may hold it)."""
+    return all(_counted_whole(outcome) for outcome in outcomes)
+
+
+def _counted_whole(outcome: ChildOutcome) -> bool:
+    if outcome.result is not None and outcome.result.timed_out:
+        return False
+    if outcome.status in ("successful", "denied"):
+        return True
+    covered = outcome.coverage
+    return outcome.status == "partial" and covered.total > 0 and covered.successful + covered.denied == covered.total
 
 
 def distinct(hits: list[Hit], lexical: list[Hit]) -> int:

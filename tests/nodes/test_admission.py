@@ -158,6 +158,43 @@ async def test_questions_beyond_a_persons_rate_are_refused_with_a_hint_and_audit
                for line in audit)
 
 
+async def test_an_organization_refusing_a_caller_for_now_is_no_evidence_that_its_records_hold_nothing(demo_spec, embedder,
+                                                                                                   tmp_path):
+    """An organization may hold a person to a lower rate than the federation's (``limits`` on its node). Asked beyond it,
+    that organization refuses them for now: the answer is the others' — partial, its coverage saying who refused — and
+    claims nothing the refusing organization's records could contradict (Carol Dubois's records are hospital_a's: not
+    "No records of Carol Dubois"); refused by every organization, the question is refused as the gateway's own limit
+    refuses it, with when to try again — not answered as if the records held nothing."""
+    from nodes.run.brokers import embedded_broker
+    from nodes.run.federation import Federation
+    from policies.limits import LimitRule
+
+    demo_spec.orgs["hospital_a"].limits = [LimitRule(name="a-surgeons", require={"dept": ["surgery"]},
+                                                     max_questions_per_minute=6)]  # a burst of one
+    for org in demo_spec.orgs.values():
+        org.limits = [*org.limits, LimitRule(name="cardiologists", require={"dept": ["cardiology"]},
+                                             max_questions_per_minute=6)]
+    question = "Where did Carol Dubois go after her admission?"
+    with embedded_broker(demo_spec, tmp_path / "js") as server:
+        federation = Federation(demo_spec, server.url, processes=False, verbose=False, embedder_factory=lambda: embedder)
+        await federation.start()
+        try:
+            first, second = [await ask_as(server.url, demo_spec, "A.phys.neur", question, summarize="extractive")
+                             for _ in range(2)]
+            assert first.names and not first.partial and first.answer_info.status == "successful", first.answer
+            refused = second.nodes["fed.q.hospital_a"]
+            assert refused.status == "failed" and refused.error.type == "rate_limited", second.nodes
+            assert second.partial and second.coverage.failed >= 1
+            assert not second.closest and "Carol Dubois" not in (second.answer or ""), second.answer
+            await ask_as(server.url, demo_spec, "B.phys", question)
+            with pytest.raises(AskError) as caught:
+                await ask_as(server.url, demo_spec, "B.phys", question)
+            assert caught.value.error.type == "rate_limited" and "6 questions a minute" in str(caught.value)
+            assert caught.value.retry_after_ms > 0
+        finally:
+            await federation.stop()
+
+
 @pytest.mark.timing
 async def test_one_users_flood_leaves_another_users_questions_answered_by_their_deadline(demo_spec, tmp_path):
     """A smaller run of ``fedrag flood`` (a process per organization, a gateway process, the flooder in its own)."""

@@ -491,7 +491,7 @@ def test_counts_summed_over_a_child_that_did_not_count_may_be_of_patients():
     """Where no record is about a patient a name filters nothing (:func:`nodes.names.held_nowhere`); a child that
     did not count may hold the patient named, so its silence must not read as "nobody's records"."""
     from bus.messages import CollectionStats
-    from nodes.merge import summed
+    from nodes.merge import complete, summed
 
     def counted(path: str, people: int, **result) -> ChildOutcome:
         return answered(path, stats=CollectionStats(docs=5, length=50, people=people), **result)
@@ -509,4 +509,9 @@ def test_counts_summed_over_a_child_that_did_not_count_may_be_of_patients():
     partial = ChildOutcome(subject="fed.q.org.d", status="partial", took_ms=4.0,
                            result=SearchResult(stats=CollectionStats(docs=5, length=50), partial=True))
     assert summed([partial]).people == 1, "nor a child that answered for part of its units"
+    by_policy = ChildOutcome(subject="fed.q.org.e", status="partial", took_ms=4.0,
+                             result=SearchResult(stats=CollectionStats(docs=5, length=50), partial=True,
+                                                 coverage=Coverage(total=3, successful=1, denied=2)))
+    assert summed([by_policy]).people == 0, "a child partial only by units the caller may not search counted all"
+    assert complete([counted("org.a", 0), by_policy]) and not complete([by_policy, late])
     assert summed([counted("org.a", 0), late]).docs == 5
