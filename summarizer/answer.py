@@ -95,7 +95,8 @@ class Focus:
             the glucose of the note on the foot wound); ``None``: their similarity decides.
         kind: the kind of answer the question asks of the patients' records (:func:`summarizer.kinds.asked_of_records`:
             "What treatment did patients with cellulitis receive?"): a sentence of it (:func:`summarizer.kinds.in_record`)
-            says what is asked, more than all of ``weigh`` (:data:`KIND_WEIGHT`), and leads its patient's.
+            says what is asked, more than all of ``weigh`` (:data:`KIND_WEIGHT`), and leads its patient's; a patient none
+            of whose sentences gives it is not quoted ("Primary diagnosis: pneumonia." is no symptom of it).
     """
 
     passages: Collection[int] | None = None
@@ -297,6 +298,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
     if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
         return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)
+    # … and of the patients, those whose sentences give it: "Conditions: Pneumonia." tells no symptom of pneumonia
+    giving = {hits[n - 1].patient for n, text in pool if KIND in says.get(text, {})} if focus.kind else None
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     # among sentences saying as much, one whose passage says more of what is asked leads ("What was her glucose on
@@ -321,7 +324,8 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
             hit = hits[n - 1]
             key = (hit.patient, " ".join(text.lower().split()))
             unsaid = not told_of[i]  # says nothing of what is asked
-            if ((unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
+            if ((giving is not None and hit.patient not in giving)
+                    or (unsaid and (scores[i] < focus.floor or (focus.near is not None and not focus.near(text))))
                     or per_source.get(n, 0) >= PER_PASSAGE or key in seen
                     or text in other
                     or (unsaid and (hit.patient in saying or (hit.patient in telling and FIELD_LINE.fullmatch(text))))
