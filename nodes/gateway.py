@@ -497,9 +497,8 @@ class Gateway(NodeService):
             filters, phrases, verbs = await loop.run_in_executor(None, parse, text, self.use_spacy)
             analysis = analyse(text, filters.patients, phrases, verbs)
             guessed = guesses(analysis, [*filters.patients, *filters.candidates])
-            (stats, remembered, whole), focused = await asyncio.gather(self._count(request, ask.question, analysis, budget, trace,
-                                                                            guessed),
-                                                  embedded(focus(text, filters, analysis)))
+            (stats, remembered, whole), focused = await asyncio.gather(
+                self._count(request, ask.question, analysis, budget, trace, guessed), embedded(focus(text, filters, analysis)))
             analysis, stats, meant = settled(analysis, stats, guessed)
             return filters, analysis, stats, focused, meant, remembered, whole
 
