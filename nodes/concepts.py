@@ -2229,6 +2229,8 @@ KINDRED |= {name: frozenset(names.split()).union(*(KINDRED[one] for one in membe
 CHILDREN = frozenset("son sons daughter daughters".split())
 _BEFORE_CHILDREN = frozenset("her his their one a an the older younger oldest youngest elder eldest two three both "
                              "adult".split())
+#: Every word for a relative: :data:`RELATIVES` and the sons and daughters a clause may be about.
+_ANY_RELATIVE = RELATIVES | CHILDREN
 #: What a relative who only tells the patient's history does (after the relative's word: "Mom *states* …", "Mother
 #: *reports* …"; before it: "*per* mother", "history obtained *from* father"), and the words for the patient they tell
 #: it of ("Mother states that the *patient* has asthma"): the mention is then the patient's — but not after a pronoun,
@@ -2271,21 +2273,21 @@ _BEFORE_KIN = _BEFORE_CHILDREN | frozenset("maternal paternal".split())
 
 
 def _opened_by_kin(words: tuple[str, ...], at: int) -> bool:
-    """Whether the clause of ``words`` opens with a relative (:data:`RELATIVES`, or a son or a daughter: :data:`CHILDREN`)
+    """Whether the clause of ``words`` opens with a relative (:data:`_ANY_RELATIVE`: a son or a daughter too)
     whom the mention at ``at`` belongs to, as any relative's word before it makes it (:func:`_kin_said`): within
     :data:`NEGATION_REACH` words of it (not "family" alone), or anywhere in the clause when the relative is its subject
     (:data:`OWNING`) and no pronoun that cannot be theirs stands between ("His mother has breast cancer and he has
     asthma": his asthma)."""
     first = next((i for i, word in enumerate(words[:at]) if word not in _BEFORE_KIN and not word.isdigit()), at)
     relative = words[first] if first < at else ""
-    if relative not in RELATIVES | CHILDREN:
+    if relative not in _ANY_RELATIVE:
         return False
     verb = next((i for i in range(first + 1, at) if words[i] not in _OWNER_WORDS), at)
     if relative == "family" or at - first > NEGATION_REACH:
         not_theirs = NOT_HERS if relative in WOMEN_KIN else NOT_HIS if relative in MEN_KIN else PRONOUNS
         if verb >= at or words[verb] not in OWNING or not not_theirs.isdisjoint(words[verb:at]):
             return False
-    return _kin_said(words[first:at], RELATIVES | CHILDREN)
+    return _kin_said(words[first:at], _ANY_RELATIVE)
 
 
 #: Words that may stand between a mention and the relatives it is said of after it ("diabetes *in the* father", "cancer
@@ -2302,7 +2304,7 @@ def _kin_after(words: tuple[str, ...], end: int) -> bool:
             after = at + 1
             while after < len(words) and words[after] in _TO_KIN:
                 after += 1
-            return after < len(words) and words[after].removesuffix("'s") in RELATIVES | CHILDREN
+            return after < len(words) and words[after].removesuffix("'s") in _ANY_RELATIVE
     return False
 
 
@@ -2772,7 +2774,7 @@ def _of_kindred(text: str, concept: Concept, kindred: frozenset[str]) -> bool:
     """Whether a clause of ``text`` mentions ``concept`` with one of ``kindred`` its nearest relative: the last before
     it ("Mother with diabetes, sister with breast cancer": the sister's), else the first after ("breast cancer in her
     mother"); "family" names none."""
-    named = (RELATIVES | CHILDREN) - {"family"}
+    named = _ANY_RELATIVE - {"family"}
     for words, stems, *_ in _clauses(text):
         for need, _ in _needs(concept):
             places = _placed(need, stems)

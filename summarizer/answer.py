@@ -296,10 +296,10 @@ def select(question_vector: np.ndarray, hits: Sequence[Hit], embed: Callable[[li
     for text in of_the_present(pool, focus, says):  # asked of what the passages quoted say (the treatment of the
         if gives_kind(text, focus.kind, focus.weigh):  # cellulitis they name)
             says[text] = {**says.get(text, {}), KIND: KIND_WEIGHT}
-    if focus.kind and not any(KIND in said for said in says.values()):  # the records found name what is asked, and
-        return []  # say nothing of the kind asked of it ("Primary diagnosis: pneumonia." gives no symptom)
-    # … and of the patients, those whose sentences give it: "Conditions: Pneumonia." tells no symptom of pneumonia
+    # of the patients, only those whose sentences give the kind asked: "Conditions: Pneumonia." tells no symptom of it
     giving = {hits[n - 1].patient for n, text in pool if KIND in says.get(text, {})} if focus.kind else None
+    if giving is not None and not giving:  # the records found name what is asked, and say nothing of the kind asked
+        return []  # of it ("Primary diagnosis: pneumonia." gives no symptom)
     other = {text for text in distinct if focus.other(text)} if focus.other else set()  # named only as another thing
     told_of = [round(sum(says.get(text, {}).values()), 6) for _, text in pool]
     # among sentences saying as much, one whose passage says more of what is asked leads ("What was her glucose on
